@@ -1,0 +1,54 @@
+# Tandem — two commands do everything on a fresh Debian machine:
+#   make run    install missing system packages, build (release), serve on the default config
+#   make test   install missing system packages, build, run the whole test suite
+# and `make bench` prints the performance figures.
+SHELL := /bin/bash
+SWIFT ?= swift
+PYTHON ?= python3
+VENV := .venv
+CONFIG ?= Config/tandem.json
+RELEASE_BIN := .build/release/tandem
+DEBUG_BIN := .build/debug/tandem
+
+.PHONY: run test bench build release bootstrap unit integration clean help
+
+help:
+	@echo "make run     build (release) and serve $(CONFIG) on http://127.0.0.1:8080"
+	@echo "make test    unit tests (swift test) and black-box integration tests"
+	@echo "make bench   HTTP (wrk) and store (group commit) benchmarks"
+
+bootstrap:
+	@scripts/bootstrap.sh build
+
+release: bootstrap
+	$(SWIFT) build -c release --product tandem
+
+build: bootstrap
+	$(SWIFT) build --build-tests
+
+run: release
+	TANDEM_CONFIG=$(CONFIG) $(RELEASE_BIN) serve
+
+test:
+	@scripts/bootstrap.sh test
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory unit integration
+
+unit:
+	$(SWIFT) test --skip-build
+
+$(VENV)/.ready: Tests/integration/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/integration/requirements.txt
+	touch $@
+
+integration: $(VENV)/.ready
+	TANDEM_BIN=$(abspath $(DEBUG_BIN)) $(VENV)/bin/python -m pytest -q Tests/integration
+
+bench:
+	@scripts/bootstrap.sh bench
+	$(SWIFT) build -c release --product tandem
+	@scripts/bench.sh $(RELEASE_BIN)
+
+clean:
+	rm -rf .build $(VENV) data

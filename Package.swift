@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+// Tandem: a self-hosted hybrid messaging engine. System C libraries only; no package dependencies.
+import PackageDescription
+
+let package = Package(
+    name: "Tandem",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tandem", targets: ["tandem"]),
+    ],
+    targets: [
+        // System libraries: a module map plus a shim of static inline wrappers for variadic C calls.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Pure domain: types, policies, configuration, routing, lifecycle. No C, no I/O.
+        .target(name: "TandemCore"),
+        .target(name: "TandemStore", dependencies: ["TandemCore", "CSQLite"]),
+        .target(name: "TandemHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemHTTP"]),
+        .executableTarget(name: "tandem",
+                          dependencies: ["TandemCore", "TandemStore", "TandemHTTP", "TandemAPI"]),
+
+        .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
+        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
+        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
+        .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

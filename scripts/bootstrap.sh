@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the system packages Tandem builds, tests and benchmarks with, and only those that are missing.
+# Usage: scripts/bootstrap.sh [build|test|bench]   (each level includes the previous one)
+set -euo pipefail
+level="${1:-build}"
+
+missing=()
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+need_pc() { have_pc "$1" || missing+=("$2"); }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+need_pc libcurl libcurl4-openssl-dev
+need_pc sqlite3 libsqlite3-dev
+need_pc libcrypto libssl-dev
+need_pc libmicrohttpd libmicrohttpd-dev
+if [ "$level" = test ] || [ "$level" = bench ]; then
+  need_cmd curl curl
+  need_cmd sqlite3 sqlite3
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+fi
+if [ "$level" = bench ]; then
+  need_cmd wrk wrk
+fi
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "bootstrap: missing system packages: ${missing[*]}" >&2
+  echo "bootstrap: install them with: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "bootstrap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
