@@ -1,0 +1,181 @@
+import Foundation
+
+extension Configuration {
+    /// Decodes `data` (the contents of `file`), applies the `TANDEM_LISTEN` and `TANDEM_DB` overrides from
+    /// `environment`, and reads every secret the file names from `environment`.
+    public static func load(data: Data, file: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        var configuration = try StrictJSON.decode(Configuration.self, from: data, file: file)
+        if let listen = environment["TANDEM_LISTEN"] {
+            guard let address = ListenAddress(listen) else {
+                throw ConfigurationError(file: "TANDEM_LISTEN", key: "listen",
+                                         problem: "expected host:port like 127.0.0.1:8080, got \"\(listen)\"")
+            }
+            configuration.listen = address
+        }
+        if let path = environment["TANDEM_DB"] {
+            guard !path.isEmpty else {
+                throw ConfigurationError(file: "TANDEM_DB", key: "database.path", problem: "must not be empty")
+            }
+            configuration.database.path = path
+        }
+        if let reference = configuration.metrics.bearerToken {
+            configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
+                                                            file: file, environment: environment)
+        }
+        return configuration
+    }
+
+    private static func resolve(_ reference: SecretReference, key: String, file: String,
+                                environment: [String: String]) throws(ConfigurationError) -> SecretReference {
+        guard let value = environment[reference.environmentVariable], !value.isEmpty else {
+            throw ConfigurationError(file: file, key: key,
+                                     problem: "environment variable \(reference.environmentVariable) is not set")
+        }
+        return SecretReference(environmentVariable: reference.environmentVariable, value: value)
+    }
+}
+
+extension Configuration: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case listen, http, database, policies, providers, metrics, log
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.listen) {
+            let text = try c.decode(String.self, forKey: .listen)
+            guard let address = ListenAddress(text) else {
+                throw c.fail(.listen, "expected host:port like 127.0.0.1:8080, got \"\(text)\"")
+            }
+            listen = address
+        }
+        http = try c.decodeIfPresent(HTTP.self, forKey: .http) ?? http
+        database = try c.decodeIfPresent(Database.self, forKey: .database) ?? database
+        if c.contains(.policies) {
+            policies = try c.decode(String.self, forKey: .policies)
+            guard !policies.isEmpty else { throw c.fail(.policies, "must not be empty") }
+        }
+        if c.contains(.providers) {
+            let name = try c.decode(String.self, forKey: .providers)
+            guard let set = ProviderSet(rawValue: name) else {
+                throw c.fail(.providers, "expected one of \(ProviderSet.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \"\(name)\"")
+            }
+            providers = set
+        }
+        metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics) ?? metrics
+        log = try c.decodeIfPresent(Log.self, forKey: .log) ?? log
+    }
+}
+
+extension Configuration.HTTP: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case threads, maxBodyBytes, maxHeaderBytes, maxURLBytes, connectionTimeout, maxConnections, shutdownGrace, eventLoop
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.threads) { threads = try c.decode(Int.self, forKey: .threads, in: 1...256) }
+        if c.contains(.maxBodyBytes) { maxBodyBytes = try c.decode(Int.self, forKey: .maxBodyBytes, in: 1_024...1_073_741_824) }
+        if c.contains(.maxHeaderBytes) { maxHeaderBytes = try c.decode(Int.self, forKey: .maxHeaderBytes, in: 1_024...1_048_576) }
+        if c.contains(.maxURLBytes) { maxURLBytes = try c.decode(Int.self, forKey: .maxURLBytes, in: 256...1_048_576) }
+        if c.contains(.connectionTimeout) {
+            connectionTimeout = try c.decodeDuration(forKey: .connectionTimeout, in: .seconds(1)...(.seconds(3_600)))
+        }
+        if c.contains(.maxConnections) { maxConnections = try c.decode(Int.self, forKey: .maxConnections, in: 1...1_000_000) }
+        if c.contains(.shutdownGrace) {
+            shutdownGrace = try c.decodeDuration(forKey: .shutdownGrace, in: .zero...(.seconds(3_600)))
+        }
+        if c.contains(.eventLoop) {
+            let name = try c.decode(String.self, forKey: .eventLoop)
+            guard let loop = Configuration.EventLoop(rawValue: name) else {
+                throw c.fail(.eventLoop, "expected \"epoll\" or \"poll\", got \"\(name)\"")
+            }
+            eventLoop = loop
+        }
+        if maxURLBytes > maxHeaderBytes {
+            throw c.fail(.maxURLBytes, "must not exceed maxHeaderBytes (\(maxHeaderBytes)): the request line is part of the header block")
+        }
+    }
+}
+
+extension Configuration.Database: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case path, readers, busyTimeout, commitWindow, commitMaxWrites, synchronous
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.path) {
+            path = try c.decode(String.self, forKey: .path)
+            guard !path.isEmpty else { throw c.fail(.path, "must not be empty") }
+        }
+        if c.contains(.readers) { readers = try c.decode(Int.self, forKey: .readers, in: 1...64) }
+        if c.contains(.busyTimeout) { busyTimeout = try c.decodeDuration(forKey: .busyTimeout, in: .zero...(.seconds(600))) }
+        if c.contains(.commitWindow) {
+            commitWindow = try c.decodeDuration(forKey: .commitWindow, in: .microseconds(1)...(.seconds(1)))
+        }
+        if c.contains(.commitMaxWrites) { commitMaxWrites = try c.decode(Int.self, forKey: .commitMaxWrites, in: 1...100_000) }
+        if c.contains(.synchronous) {
+            let name = try c.decode(String.self, forKey: .synchronous)
+            guard let mode = Configuration.Synchronous(rawValue: name) else {
+                throw c.fail(.synchronous, "expected \"normal\" or \"full\", got \"\(name)\"")
+            }
+            synchronous = mode
+        }
+    }
+}
+
+extension Configuration.Metrics: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case bearerToken }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        bearerToken = try c.decodeIfPresent(SecretReference.self, forKey: .bearerToken)
+    }
+}
+
+extension Configuration.Log: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case level, accessLog }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.level) {
+            let name = try c.decode(String.self, forKey: .level)
+            guard let level = LogLevel(rawValue: name) else {
+                throw c.fail(.level, "expected one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(name)\"")
+            }
+            self.level = level
+        }
+        if c.contains(.accessLog) { accessLog = try c.decode(Bool.self, forKey: .accessLog) }
+    }
+}
+
+extension SecretReference: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case env }
+
+    /// Only the form `{"env": "NAME"}`: a secret written into the file itself is refused.
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), (try? single.decode(String.self)) != nil {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                debugDescription: "secrets are not written in the file; name the environment variable: {\"env\": \"NAME\"}"))
+        }
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .env)
+        let allowed: (UInt8) -> Bool = { $0 == 95 || (65...90).contains($0) || (97...122).contains($0) || (48...57).contains($0) }
+        guard let first = name.utf8.first, !(48...57).contains(first), name.utf8.allSatisfy(allowed) else {
+            throw c.fail(.env, "expected an environment variable name like TANDEM_METRICS_TOKEN, got \"\(name)\"")
+        }
+        self.init(environmentVariable: name, value: "")
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Everything `tandem serve` needs to start, from `Config/tandem.json` (or `TANDEM_CONFIG`), validated at once.
+///
+/// Every key has a default, so a file may name only what it changes; unknown keys are errors. Relative paths
+/// are taken from the working directory. Secrets never appear in the file: it names environment variables.
+public struct Configuration: Sendable, Hashable {
+    /// Where the HTTP server listens.
+    public var listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080)
+    public var http = HTTP()
+    public var database = Database()
+    /// The directory holding `default.json`, `otp.json` and `critical.json`.
+    public var policies = "Policies"
+    public var providers: ProviderSet = .simulator
+    public var metrics = Metrics()
+    public var log = Log()
+
+    public init() {}
+
+    public struct HTTP: Sendable, Hashable {
+        /// libmicrohttpd's internal thread pool.
+        public var threads = 4
+        public var maxBodyBytes = 8 * 1024 * 1024
+        /// The whole request header block; larger requests get 431.
+        public var maxHeaderBytes = 16 * 1024
+        /// The request-target; longer ones get 414.
+        public var maxURLBytes = 8 * 1024
+        /// An idle or stalled connection is closed after this long.
+        public var connectionTimeout: Duration = .seconds(30)
+        public var maxConnections = 4_096
+        /// On SIGTERM/SIGINT, how long in-flight requests may take to finish.
+        public var shutdownGrace: Duration = .seconds(30)
+        /// How the server's threads wait for socket events.
+        public var eventLoop: EventLoop = .epoll
+        public init() {}
+    }
+
+    /// `epoll` scales to many idle keep-alive connections; `poll` notices a client that disconnects in the
+    /// middle of a request body at once (with epoll, libmicrohttpd 0.9.75 notices only at the connection timeout).
+    public enum EventLoop: String, Sendable, Hashable, CaseIterable {
+        case epoll
+        case poll
+    }
+
+    public struct Database: Sendable, Hashable {
+        public var path = "data/tandem.sqlite"
+        /// Read-only connections beside the single writer.
+        public var readers = 4
+        public var busyTimeout: Duration = .seconds(5)
+        /// A group-commit transaction closes after this long at most…
+        public var commitWindow: Duration = .milliseconds(2)
+        /// …or after this many writes, whichever comes first (and at once when no more writes wait).
+        public var commitMaxWrites = 512
+        public var synchronous: Synchronous = .normal
+        public init() {}
+    }
+
+    /// SQLite's `synchronous` in WAL mode.
+    public enum Synchronous: String, Sendable, Hashable, CaseIterable {
+        /// A commit survives the process being killed (`kill -9`); the last commits may be lost on power loss.
+        case normal
+        /// A commit also survives power loss: every commit waits for an fsync.
+        case full
+    }
+
+    /// Which push and SMS providers the engine talks to.
+    public enum ProviderSet: String, Sendable, Hashable, CaseIterable {
+        /// In-process simulators: no credentials, no network.
+        case simulator
+    }
+
+    public struct Metrics: Sendable, Hashable {
+        /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
+        public var bearerToken: SecretReference?
+        public init() {}
+    }
+
+    public struct Log: Sendable, Hashable {
+        public var level: LogLevel = .info
+        /// One JSON line per HTTP request.
+        public var accessLog = true
+        public init() {}
+    }
+}
+
+/// `host:port`, with IPv6 hosts in brackets (`[::1]:8080`). Port 0 asks the system for a free port.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public init?(_ text: String) {
+        let text = text.trimmingASCIISpaces()
+        let hostPart: Substring, portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+        }
+        guard !hostPart.isEmpty, !hostPart.contains(" "), let port = UInt16(portPart) else { return nil }
+        self.host = String(hostPart)
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// A secret named by the environment variable that holds it (`{"env": "TANDEM_METRICS_TOKEN"}`).
+/// The value is filled in by `Configuration.load` and never printed.
+public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
+    public let environmentVariable: String
+    public internal(set) var value: String
+
+    public init(environmentVariable: String, value: String) {
+        self.environmentVariable = environmentVariable
+        self.value = value
+    }
+
+    public var description: String { "$\(environmentVariable)" }
+}

@@ -1,0 +1,46 @@
+/// A 128-bit identifier in the 8-4-4-4-12 hexadecimal form CM.com uses for product tokens, app keys and
+/// device ids (`00000000-0000-0000-0000-000000000000`).
+///
+/// Parsing accepts either case and normalises to lower case; it does not require a particular UUID version.
+public struct GUID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The canonical lower-case text.
+    public let text: String
+
+    /// Parses the 36-character hyphenated form; nil for anything else (no braces, no bare 32 hex digits).
+    public init?(_ text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        for (index, byte) in utf8.enumerated() {
+            let valid = [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : byte.isHexDigit
+            guard valid else { return nil }
+        }
+        self.text = text.lowercased()
+    }
+
+    /// A random version-4 GUID drawn from `generator`; pass `SystemRandomNumberGenerator` for secrets.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> GUID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }
+        let groups = [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }
+        // The joined text is well-formed by construction.
+        return GUID(uncheckedText: groups.joined(separator: "-"))
+    }
+
+    private init(uncheckedText: String) { self.text = uncheckedText }
+
+    public var description: String { text }
+    public static func < (lhs: GUID, rhs: GUID) -> Bool { lhs.text < rhs.text }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import TandemCore
+
+@Suite("Configuration files")
+struct ConfigurationTests {
+    private func load(_ json: String, environment: [String: String] = [:]) throws(ConfigurationError) -> Configuration {
+        try Configuration.load(data: Data(json.utf8), file: "Config/test.json", environment: environment)
+    }
+
+    private func problem(_ json: String, environment: [String: String] = [:]) -> String? {
+        do {
+            _ = try load(json, environment: environment)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("the shipped default and production example files load")
+    func shippedFilesLoad() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let defaults = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/tandem.json")),
+                                              file: "Config/tandem.json", environment: [:])
+        #expect(defaults.listen == ListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(defaults.database.path == "data/tandem.sqlite")
+        #expect(defaults.providers == .simulator)
+        #expect(defaults.database.commitWindow == .milliseconds(2))
+        #expect(defaults.database.commitMaxWrites == 512)
+
+        let production = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/production.example.json")),
+                                                file: "Config/production.example.json",
+                                                environment: ["TANDEM_METRICS_TOKEN": "t0k3n"])
+        #expect(production.metrics.bearerToken?.value == "t0k3n")
+        #expect(production.database.synchronous == .full)
+    }
+
+    @Test("an empty object gives every default")
+    func emptyObjectGivesDefaults() throws {
+        #expect(try load("{}") == Configuration())
+    }
+
+    @Test("comments (keys starting with an underscore) are allowed at every level")
+    func commentsAllowed() throws {
+        let configuration = try load(#"{"_comment": "x", "http": {"_why": "y", "threads": 8}}"#)
+        #expect(configuration.http.threads == 8)
+    }
+
+    @Test("every kind of bad file yields its file: key: problem", arguments: [
+        ("{", "Config/test.json: (document): not valid JSON"),
+        ("[]", "Config/test.json: (document): expected an object"),
+        (#"{"listn": "1:2"}"#, #"Config/test.json: listn: unknown key (did you mean "listen"?)"#),
+        (#"{"http": {"thread": 4}}"#, #"Config/test.json: http.thread: unknown key (did you mean "threads"?)"#),
+        (#"{"database": {"PATH": "x"}}"#, #"Config/test.json: database.PATH: unknown key (did you mean "path"?)"#),
+        (#"{"zzz": 1}"#, "Config/test.json: zzz: unknown key"),
+        (#"{"listen": 8080}"#, "Config/test.json: listen: expected a string"),
+        (#"{"listen": "localhost"}"#, #"Config/test.json: listen: expected host:port like 127.0.0.1:8080, got "localhost""#),
+        (#"{"listen": "127.0.0.1:99999"}"#, "Config/test.json: listen: expected host:port"),
+        (#"{"http": {"threads": 0}}"#, "Config/test.json: http.threads: must be between 1 and 256, got 0"),
+        (#"{"http": {"threads": "four"}}"#, "Config/test.json: http.threads: expected an integer"),
+        (#"{"http": {"threads": null}}"#, "Config/test.json: http.threads: expected an integer, got null"),
+        (#"{"http": {"maxBodyBytes": 10}}"#, "Config/test.json: http.maxBodyBytes: must be between 1024 and"),
+        (#"{"http": {"maxURLBytes": 65536}}"#, "Config/test.json: http.maxURLBytes: must not exceed maxHeaderBytes"),
+        (#"{"http": {"connectionTimeout": "30"}}"#, #"Config/test.json: http.connectionTimeout: expected a duration like "500ms""#),
+        (#"{"http": {"connectionTimeout": "2h"}}"#, "Config/test.json: http.connectionTimeout: must be between 1s and 1h"),
+        (#"{"http": {"eventLoop": "select"}}"#, #"Config/test.json: http.eventLoop: expected "epoll" or "poll", got "select""#),
+        (#"{"http": []}"#, "Config/test.json: http: expected an object"),
+        (#"{"database": {"path": ""}}"#, "Config/test.json: database.path: must not be empty"),
+        (#"{"database": {"commitWindow": "5s"}}"#, "Config/test.json: database.commitWindow: must be between 1us and 1s"),
+        (#"{"database": {"commitMaxWrites": 0}}"#, "Config/test.json: database.commitMaxWrites: must be between 1 and 100000"),
+        (#"{"database": {"synchronous": "off"}}"#, #"Config/test.json: database.synchronous: expected "normal" or "full", got "off""#),
+        (#"{"providers": "apns"}"#, #"Config/test.json: providers: expected one of "simulator", got "apns""#),
+        (#"{"log": {"level": "loud"}}"#, "Config/test.json: log.level: expected one of debug, info, warning, error"),
+        (#"{"metrics": {"bearerToken": "hunter2"}}"#, "Config/test.json: metrics.bearerToken: secrets are not written in the file"),
+        (#"{"metrics": {"bearerToken": {"env": "1BAD"}}}"#, "Config/test.json: metrics.bearerToken.env: expected an environment variable name"),
+        (#"{"metrics": {"bearerToken": {"env": "TANDEM_NOT_SET"}}}"#, "Config/test.json: metrics.bearerToken: environment variable TANDEM_NOT_SET is not set"),
+    ])
+    func badFiles(json: String, expected: String) {
+        let message = problem(json)
+        #expect(message?.hasPrefix(expected) == true, "got \(message ?? "no error")")
+    }
+
+    @Test("TANDEM_LISTEN and TANDEM_DB override the file")
+    func environmentOverrides() throws {
+        let configuration = try load(#"{"listen": "127.0.0.1:8080", "database": {"path": "a.sqlite"}}"#,
+                                     environment: ["TANDEM_LISTEN": "[::1]:0", "TANDEM_DB": "/tmp/b.sqlite"])
+        #expect(configuration.listen == ListenAddress(host: "::1", port: 0))
+        #expect(configuration.database.path == "/tmp/b.sqlite")
+        #expect(problem("{}", environment: ["TANDEM_LISTEN": "nope"]) == #"TANDEM_LISTEN: listen: expected host:port like 127.0.0.1:8080, got "nope""#)
+        #expect(problem("{}", environment: ["TANDEM_DB": ""]) == "TANDEM_DB: database.path: must not be empty")
+    }
+
+    @Test("a secret is read from the environment variable the file names, and never printed")
+    func secretsFromEnvironment() throws {
+        let configuration = try load(#"{"metrics": {"bearerToken": {"env": "MY_TOKEN"}}}"#, environment: ["MY_TOKEN": "s3cr3t"])
+        #expect(configuration.metrics.bearerToken?.value == "s3cr3t")
+        #expect("\(configuration.metrics.bearerToken!)" == "$MY_TOKEN")
+    }
+
+    @Test("listen addresses", arguments: [
+        ("127.0.0.1:8080", "127.0.0.1", UInt16(8080)), ("0.0.0.0:0", "0.0.0.0", 0), ("[::1]:443", "::1", 443),
+        ("localhost:1", "localhost", 1),
+    ])
+    func listenAddresses(text: String, host: String, port: UInt16) {
+        #expect(ListenAddress(text) == ListenAddress(host: host, port: port))
+    }
+
+    @Test("malformed listen addresses are refused", arguments: ["", ":80", "host:", "::1:80", "[::1]80", "a b:1", "h:-1"])
+    func badListenAddresses(text: String) {
+        #expect(ListenAddress(text) == nil)
+    }
+}

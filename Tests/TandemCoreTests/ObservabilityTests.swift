@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import TandemCore
+
+@Suite("Logs and metrics")
+struct ObservabilityTests {
+    @Test("a log line is one JSON object with escaped values and the context fields")
+    func logLine() throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(minimumLevel: .info, now: { 1_700_000_000.1234 }, sink: { line in lines.withLock { $0.append(line) } })
+            .with(["component": "test"])
+        logger.debug("dropped")
+        logger.info("hello \"world\"\n", ["count": 3, "ok": .bool(true), "who": .msisdn(MSISDN("+31612345678")!)])
+        let captured = lines.withLock { $0 }
+        #expect(captured.count == 1)
+        let line = try #require(captured.first)
+        #expect(line.hasSuffix("}\n"))
+        #expect(line.filter { $0 == "\n" }.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary)
+        #expect(object["msg"] as? String == "hello \"world\"\n")
+        #expect(object["level"] as? String == "info")
+        #expect(object["component"] as? String == "test")
+        #expect(object["count"] as? Int == 3)
+        #expect(object["who"] as? String == "+3161****678")
+        #expect(line.hasPrefix("{\"ts\":1700000000.123,"))
+    }
+
+    @Test("control characters are escaped as \\u00XX")
+    func controlCharacters() {
+        #expect(JSONText.quoted("a\u{1}b") == #""a\u0001b""#)
+        #expect(JSONText.quoted("tab\there") == #""tab\there""#)
+    }
+
+    @Test("metrics render in the Prometheus 0.0.4 text format")
+    func prometheusText() {
+        let registry = MetricsRegistry()
+        let requests = registry.counter("tandem_http_requests_total", help: "HTTP requests.", labels: ["route", "status"])
+        let latency = registry.histogram("tandem_http_request_duration_seconds", help: "Latency.", labels: ["route"],
+                                         buckets: [0.001, 0.01])
+        registry.gauge("process_resident_memory_bytes", help: "Resident memory.") { 4096 }
+        requests.increment(["/healthz", "200"])
+        requests.increment(["/healthz", "200"])
+        requests.increment(["/a\"b", "404"])
+        latency.observe(0.0005, ["/healthz"])
+        latency.observe(0.005, ["/healthz"])
+        latency.observe(5, ["/healthz"])
+
+        let text = registry.render()
+        #expect(text.contains("# HELP tandem_http_requests_total HTTP requests.\n# TYPE tandem_http_requests_total counter\n"))
+        #expect(text.contains("tandem_http_requests_total{route=\"/healthz\",status=\"200\"} 2\n"))
+        #expect(text.contains("tandem_http_requests_total{route=\"/a\\\"b\",status=\"404\"} 1\n"))
+        #expect(text.contains("# TYPE tandem_http_request_duration_seconds histogram\n"))
+        #expect(text.contains("tandem_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"0.001\"} 1\n"))
+        #expect(text.contains("tandem_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"0.01\"} 2\n"))
+        #expect(text.contains("tandem_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"+Inf\"} 3\n"))
+        #expect(text.contains("tandem_http_request_duration_seconds_sum{route=\"/healthz\"} 5.0055\n"))
+        #expect(text.contains("tandem_http_request_duration_seconds_count{route=\"/healthz\"} 3\n"))
+        #expect(text.contains("# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes 4096\n"))
+        #expect(requests.value(["/healthz", "200"]) == 2)
+        #expect(latency.count(["/healthz"]) == 3)
+    }
+
+    @Test("counters stay exact under concurrent increments")
+    func concurrentCounters() async {
+        let registry = MetricsRegistry()
+        let counter = registry.counter("c_total", help: "c", labels: ["k"])
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask { for _ in 0..<10_000 { counter.increment(["\(task % 2)"]) } }
+            }
+        }
+        #expect(counter.value(["0"]) + counter.value(["1"]) == 80_000)
+    }
+}
