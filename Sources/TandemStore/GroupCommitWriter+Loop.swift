@@ -1,0 +1,142 @@
+/// The writer thread's loop.
+extension GroupCommitWriter {
+    private enum JobOutcome {
+        case succeeded
+        case failed
+        /// The surrounding transaction is gone or unusable; the whole batch fails with the error.
+        case batchAborted(StoreError)
+    }
+
+    private static let savepoint = "SAVEPOINT tandem_write"
+    private static let release = "RELEASE tandem_write"
+    private static let rollbackToSavepoint = "ROLLBACK TO tandem_write"
+
+    func runLoop() {
+        let db = handle.connection
+        var backlog: [any WriteRequest] = []
+        var backlogIndex = 0
+        var batch: [any WriteRequest] = []
+        batch.reserveCapacity(configuration.commitMaxWrites)
+        let clock = ContinuousClock()
+
+        while true {
+            if backlogIndex == backlog.count {
+                backlog.removeAll(keepingCapacity: true)
+                backlogIndex = 0
+                let drained = lock.withLock(waitingUntil: { !$0.queue.isEmpty || $0.closing }) { state in
+                    swap(&backlog, &state.queue)
+                    return backlog.isEmpty
+                }
+                if drained { break }
+            }
+
+            let beganAt = clock.now
+            var batchError: StoreError?
+            var failedBodies = 0
+            var began = true
+            do throws(StoreError) {
+                try db.run("BEGIN IMMEDIATE")
+            } catch {
+                // Nothing can be written now: fail everything we hold (no body runs).
+                batchError = error
+                began = false
+                batch.append(contentsOf: backlog[backlogIndex...])
+                backlogIndex = backlog.count
+            }
+
+            batchLoop: while batchError == nil {
+                while backlogIndex < backlog.count {
+                    let request = backlog[backlogIndex]
+                    backlogIndex += 1
+                    batch.append(request)
+                    switch runInSavepoint(request, on: db) {
+                    case .succeeded: break
+                    case .failed: failedBodies += 1
+                    case .batchAborted(let error):
+                        batchError = error
+                        break batchLoop
+                    }
+                    if batch.count >= configuration.commitMaxWrites || beganAt.duration(to: clock.now) >= configuration.commitWindow {
+                        break batchLoop
+                    }
+                }
+                // Backlog empty: take what arrived meanwhile, else commit now. (No lingering: waiting
+                // for more jobs measured slower — see the benchmark notes on `StoreConfiguration`.)
+                backlog.removeAll(keepingCapacity: true)
+                backlogIndex = 0
+                lock.withLock { state in
+                    swap(&backlog, &state.queue)
+                }
+                if backlog.isEmpty { break }
+            }
+
+            if batchError == nil {
+                do throws(StoreError) {
+                    try db.run("COMMIT")
+                } catch {
+                    batchError = error
+                }
+            }
+            if batchError != nil, db.isInTransaction {
+                _ = try? db.run("ROLLBACK")
+            }
+
+            let failed = failedBodies
+            let ran = began ? batch.count : 0
+            lock.withLock { state in
+                if batchError == nil {
+                    state.statistics.commits += 1
+                    state.statistics.committedJobs += batch.count - failed
+                    state.statistics.failedJobs += failed
+                } else {
+                    state.statistics.failedBatches += 1
+                    state.statistics.abortedJobs += batch.count
+                }
+                state.statistics.largestBatch = max(state.statistics.largestBatch, ran)
+            }
+            for request in batch {
+                request.finish(batchError: batchError)
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+
+        shutDown(db)
+    }
+
+    private func runInSavepoint(_ request: any WriteRequest, on db: Connection) -> JobOutcome {
+        do throws(StoreError) {
+            try db.run(Self.savepoint)
+        } catch {
+            return .batchAborted(error)
+        }
+        let succeeded = request.run(on: db)
+        guard db.isInTransaction else {
+            return .batchAborted(.transactionAborted(
+                message: "the transaction ended inside a write body (it ran BEGIN/COMMIT/ROLLBACK, or SQLite rolled back after an I/O error)"))
+        }
+        do throws(StoreError) {
+            if !succeeded {
+                try db.run(Self.rollbackToSavepoint)
+            }
+            try db.run(Self.release)
+        } catch {
+            return .batchAborted(error)
+        }
+        return succeeded ? .succeeded : .failed
+    }
+
+    /// After the queue drained on close: checkpoint, close the connection, wake `close()` callers.
+    private func shutDown(_ db: Connection) {
+        _ = try? db.checkpointTruncate()
+        db.close()
+        let waiters = lock.withLock { state in
+            state.stopped = true
+            let waiters = state.closeWaiters
+            state.closeWaiters.removeAll()
+            return waiters
+        }
+        for waiter in waiters {
+            waiter.resume()
+        }
+    }
+}

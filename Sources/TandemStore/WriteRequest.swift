@@ -1,0 +1,60 @@
+/// One queued write (internal): the caller's body plus the continuation to resume.
+///
+/// Protocol so the writer can queue bodies of different result types.
+protocol WriteRequest: AnyObject, Sendable {
+    /// Runs the body on the writer connection and keeps its result; `true` when it did not throw.
+    func run(on connection: Connection) -> Bool
+    /// Resumes the caller exactly once: with `batchError` if the body succeeded but its
+    /// transaction did not commit, otherwise with the body's own result.
+    func finish(batchError: StoreError?)
+    /// Resumes the caller with `error` without having run the body.
+    func reject(_ error: StoreError)
+}
+
+/// `Failure` is ``StoreError`` for typed bodies, or `any Error` for bodies that throw their own
+/// errors; `wrap` turns the store's own errors (closed, failed batch) into `Failure`.
+///
+/// `@unchecked Sendable` invariant: `result` is written by ``run(on:)`` and read by ``finish(batchError:)``,
+/// both only on the writer thread, in that order; the submitting task only creates the request.
+/// `body`, `wrap` and `continuation` are immutable and Sendable.
+final class TypedWriteRequest<T: Sendable, Failure: Error>: WriteRequest, @unchecked Sendable {
+    private let body: @Sendable (Connection) throws(Failure) -> T
+    private let wrap: @Sendable (StoreError) -> Failure
+    private let continuation: CheckedContinuation<Result<T, Failure>, Never>
+    private var result: Result<T, Failure>?
+
+    init(
+        body: @escaping @Sendable (Connection) throws(Failure) -> T,
+        wrap: @escaping @Sendable (StoreError) -> Failure,
+        continuation: CheckedContinuation<Result<T, Failure>, Never>
+    ) {
+        self.body = body
+        self.wrap = wrap
+        self.continuation = continuation
+    }
+
+    func run(on connection: Connection) -> Bool {
+        do throws(Failure) {
+            result = .success(try body(connection))
+            return true
+        } catch {
+            result = .failure(error)
+            return false
+        }
+    }
+
+    func finish(batchError: StoreError?) {
+        switch (result, batchError) {
+        case (.success, .some(let error)), (.none, .some(let error)):
+            continuation.resume(returning: .failure(wrap(error)))
+        case (.some(let result), _):
+            continuation.resume(returning: result)
+        case (.none, .none):
+            continuation.resume(returning: .failure(wrap(.transactionAborted(message: "write was never run"))))
+        }
+    }
+
+    func reject(_ error: StoreError) {
+        continuation.resume(returning: .failure(wrap(error)))
+    }
+}

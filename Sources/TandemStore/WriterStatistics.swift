@@ -1,0 +1,23 @@
+/// Counters of the group-commit writer, snapshotted under its lock.
+///
+/// Counters only grow (except ``queued``). Not guaranteed: a consistent view with anything
+/// outside the writer (a snapshot may be taken between a COMMIT and the resumption of its callers —
+/// but never before the COMMIT of a job whose caller was already resumed).
+public struct WriterStatistics: Sendable, Hashable {
+    /// Transactions committed successfully.
+    public var commits = 0
+    /// Batches whose BEGIN, COMMIT or transaction failed (all their jobs got the error).
+    public var failedBatches = 0
+    /// Jobs whose body succeeded and whose transaction committed.
+    public var committedJobs = 0
+    /// Jobs whose body threw (rolled back alone, to their savepoint).
+    public var failedJobs = 0
+    /// Jobs that were in a failed batch (including bodies that succeeded).
+    public var abortedJobs = 0
+    /// Most jobs (successful + failed bodies) ever run in one transaction.
+    public var largestBatch = 0
+    /// Jobs waiting in the queue at snapshot time.
+    public var queued = 0
+
+    public init() {}
+}
