@@ -1,0 +1,59 @@
+import CMicroHTTPD
+
+/// A libmicrohttpd connection handle (`struct MHD_Connection *`).
+///
+/// `@unchecked Sendable` invariant: the pointer is only ever passed to
+/// libmicrohttpd. Every call except `resume()` is made on the worker thread
+/// currently running the access handler for this connection (libmicrohttpd
+/// serialises those calls per connection). `resume()` may come from any
+/// thread, but only while the connection is suspended — libmicrohttpd cannot
+/// close or free a suspended connection — and exactly once per suspension;
+/// `AsyncResponseSlot` enforces both.
+struct MHDConnection: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    func suspend() { MHD_suspend_connection(handle) }
+
+    func resume() { MHD_resume_connection(handle) }
+
+    /// The request headers in wire order, plus their size as `name: value\r\n` lines.
+    func requestHeaders() -> (headers: HTTPHeaders, wireBytes: Int) {
+        var collected = (headers: HTTPHeaders(), wireBytes: 0)
+        withUnsafeMutablePointer(to: &collected) { pointer in
+            _ = MHD_get_connection_values_n(handle, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                guard let cls else { return .NO }
+                let target = cls.assumingMemoryBound(to: (headers: HTTPHeaders, wireBytes: Int).self)
+                let name = key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: keySize), as: UTF8.self) } ?? ""
+                let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+                target.pointee.headers.add(name: name, value: text)
+                target.pointee.wireBytes += keySize + valueSize + 4
+                return .YES
+            }, pointer)
+        }
+        return collected
+    }
+
+    /// The peer's IP address as text, if libmicrohttpd knows it.
+    func clientAddress() -> String? {
+        guard let address = tandem_mhd_client_address(handle) else { return nil }
+        return ListeningSocket.text(of: address)
+    }
+
+    /// Builds a response (copying `body`), adds the headers and queues it.
+    /// `Content-Length` headers are skipped: libmicrohttpd computes it.
+    /// Returns false if libmicrohttpd refused (e.g. not in a state that accepts a response).
+    func queue(status: Int, headers: HTTPHeaders, body: [UInt8], closeConnection: Bool) -> Bool {
+        let created: OpaquePointer? = body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response = created else { return false }
+        defer { MHD_destroy_response(response) }
+        for (name, value) in headers where !ASCIICaseInsensitive.equals(name, "Content-Length") {
+            _ = MHD_add_response_header(response, name, value)
+        }
+        if closeConnection {
+            _ = MHD_add_response_header(response, "Connection", "close")
+        }
+        return MHD_queue_response(handle, UInt32(clamping: status), response) == .YES
+    }
+}

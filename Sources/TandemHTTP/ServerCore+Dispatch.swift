@@ -1,0 +1,139 @@
+/// The access-handler state machine. libmicrohttpd calls `handle` (on the
+/// connection's worker thread) once when headers are complete, once per body
+/// chunk, once more when the body is complete, and once after every resume.
+/// Normal responses are queued only on the final call, which keeps HTTP/1.1
+/// keep-alive working; early rejections (413 by Content-Length, 414, 431) are
+/// queued on the first call and close the connection. A body without a
+/// usable Content-Length (chunked) that outgrows the limit gets its 413 only
+/// once the body ends, or the connection is dropped without an answer once
+/// more than `discardAllowance` further bytes arrive.
+extension ServerCore {
+    /// Returns false to make libmicrohttpd drop the connection.
+    func handle(_ context: RequestContext, connection: MHDConnection, method: () -> String, upload: UnsafeRawBufferPointer) -> Bool {
+        switch context.phase {
+        case .new:
+            return begin(context, connection: connection, methodText: method())
+        case .receiving:
+            if upload.isEmpty { return dispatch(context, connection: connection) }
+            return receive(context, connection: connection, chunk: upload)
+        case .discarding:
+            if !upload.isEmpty {
+                context.bodyBytesReceived += upload.count
+                // Do not drain an endless body forever: past the allowance, drop the connection unanswered.
+                return context.bodyBytesReceived - maxBodyBytes <= discardAllowance
+            }
+            return respond(context, connection: connection, .payloadTooLarge(limit: maxBodyBytes), close: true)
+        case .awaitingAsync:
+            return deliverAsyncResult(context, connection: connection)
+        case .responded:
+            return true
+        }
+    }
+
+    /// First call: headers are complete, no body read yet.
+    private func begin(_ context: RequestContext, connection: MHDConnection, methodText: String) -> Bool {
+        context.methodText = methodText
+        context.method = HTTPMethod(rawValue: methodText)
+        let (headers, headerBytes) = connection.requestHeaders()
+        context.headers = headers
+        context.remoteAddress = connection.clientAddress()
+        if context.target.utf8.count > maxURLBytes {
+            return respond(context, connection: connection, .serverError(.uriTooLong, "uri too long"), close: true)
+        }
+        if headerBytes > maxHeaderBytes {
+            return respond(context, connection: connection,
+                           .serverError(.requestHeaderFieldsTooLarge, "request header fields too large"), close: true)
+        }
+        // libmicrohttpd 0.9.75 rejects a malformed Content-Length (400) but silently uses the first of
+        // several, and lets chunked coding override one: refuse both shapes (request smuggling, RFC 9112 §6.3).
+        let lengths = headers.values(for: "Content-Length")
+        if lengths.count > 1 || (!lengths.isEmpty && headers.contains("Transfer-Encoding")) {
+            return respond(context, connection: connection, .serverError(.badRequest, "ambiguous message length"), close: true)
+        }
+        if let declared = lengths.first, let length = Int(declared) {
+            if length > maxBodyBytes {
+                return respond(context, connection: connection, .payloadTooLarge(limit: maxBodyBytes), close: true)
+            }
+            context.body.reserveCapacity(length)
+        }
+        context.phase = .receiving
+        return true
+    }
+
+    private func receive(_ context: RequestContext, connection: MHDConnection, chunk: UnsafeRawBufferPointer) -> Bool {
+        context.bodyBytesReceived += chunk.count
+        guard context.body.count + chunk.count <= maxBodyBytes else {
+            context.body = []
+            // libmicrohttpd 0.9.75 refuses a response while a body is still
+            // arriving, so read and drop the rest (up to `discardAllowance`
+            // bytes past the limit) and answer 413 at the end of the body.
+            context.phase = .discarding
+            return context.bodyBytesReceived - maxBodyBytes <= discardAllowance
+        }
+        context.body.append(contentsOf: chunk)
+        return true
+    }
+
+    /// Final call: the body is complete; route and run the handler.
+    private func dispatch(_ context: RequestContext, connection: MHDConnection) -> Bool {
+        guard let method = context.method else {
+            return respond(context, connection: connection, .serverError(.notImplemented, "method not implemented"), close: false)
+        }
+        let target = RequestTarget(context.target)
+        switch router.match(method, segments: target.segments) {
+        case .notFound:
+            return respond(context, connection: connection, .serverError(.notFound, "not found"), close: false)
+        case .methodNotAllowed(let allowed):
+            return respond(context, connection: connection, .methodNotAllowed(allowed), close: false)
+        case .matched(let route, let handler, let parameters):
+            context.route = route
+            let body = context.body
+            context.body = []
+            let request = Request(method: method, target: context.target, parsed: target, headers: context.headers,
+                                  body: body, pathParameters: parameters, remoteAddress: context.remoteAddress, route: route)
+            switch handler {
+            case .sync(let run):
+                return respond(context, connection: connection, run(request), close: false)
+            case .async(let run):
+                return startAsync(context, connection: connection, run: run, request: request)
+            }
+        }
+    }
+
+    private func startAsync(_ context: RequestContext, connection: MHDConnection,
+                            run: @escaping @Sendable (Request) async -> Response, request: Request) -> Bool {
+        let slot = AsyncResponseSlot(connection: connection)
+        context.slot = slot
+        context.phase = .awaitingAsync
+        connection.suspend()
+        // Register only after suspending: a slot in the registry may be resumed at any moment.
+        guard suspended.register(slot) else {
+            slot.abandon() // shutting down: resume at once, the re-entry answers 503
+            return true
+        }
+        Task {
+            slot.complete(await run(request))
+        }
+        return true
+    }
+
+    /// Call after resume: queue the async handler's response (or 503 if shutdown gave up on it).
+    private func deliverAsyncResult(_ context: RequestContext, connection: MHDConnection) -> Bool {
+        guard let slot = context.slot else { return false }
+        context.slot = nil
+        suspended.unregister(slot)
+        if let response = slot.take() {
+            return respond(context, connection: connection, response, close: false)
+        }
+        return respond(context, connection: connection, .serverError(.serviceUnavailable, "server shutting down"), close: true)
+    }
+
+    /// Queues `response`; while draining, every response also closes its connection.
+    private func respond(_ context: RequestContext, connection: MHDConnection, _ response: Response, close: Bool) -> Bool {
+        context.phase = .responded
+        context.status = response.status.rawValue
+        context.responseBytes = response.body.count
+        let closing = close || draining.load(ordering: .relaxed)
+        return connection.queue(status: response.status.rawValue, headers: response.headers, body: response.body, closeConnection: closing)
+    }
+}
