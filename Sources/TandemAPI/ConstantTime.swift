@@ -1,0 +1,12 @@
+/// Comparisons whose duration does not depend on where two secrets differ.
+public enum ConstantTime {
+    /// True when `a` and `b` are equal. Takes time proportional to `b.count` whatever `a` holds; the length
+    /// itself is not hidden.
+    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference: UInt8 = a.count == b.count ? 0 : 1
+        for index in b.indices {
+            difference |= (index < a.count ? a[index] : 0) ^ b[index]
+        }
+        return difference == 0
+    }
+}

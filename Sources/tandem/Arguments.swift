@@ -1,0 +1,60 @@
+/// A hand-written parser for `tandem`'s small command line: positional words plus `--flag value` options.
+///
+/// Options may come before or after positional words and may be written `--name value` or `--name=value`.
+/// Unknown options are errors; so are missing values and repeated options.
+struct Arguments {
+    private(set) var positional: [String] = []
+    private var options: [String: String] = [:]
+    private(set) var wantsHelp = false
+
+    /// Parses `words`, accepting only the option names in `known` (without the dashes).
+    init(_ words: some Sequence<String>, known: Set<String>) throws(CommandFailure) {
+        var iterator = words.makeIterator()
+        while let word = iterator.next() {
+            if word == "--help" || word == "-h" {
+                wantsHelp = true
+            } else if word == "--" {
+                while let rest = iterator.next() { positional.append(rest) }
+            } else if word.hasPrefix("--") {
+                var name = String(word.dropFirst(2))
+                var value: String?
+                if let equals = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard known.contains(name) else {
+                    throw CommandFailure(.usage, "unknown option --\(name)")
+                }
+                guard options[name] == nil else { throw CommandFailure(.usage, "--\(name) given twice") }
+                guard let given = value ?? iterator.next(), !given.isEmpty else {
+                    throw CommandFailure(.usage, "--\(name) needs a value")
+                }
+                options[name] = given
+            } else if word.hasPrefix("-") && word.count > 1 {
+                throw CommandFailure(.usage, "unknown option \(word)")
+            } else {
+                positional.append(word)
+            }
+        }
+    }
+
+    func option(_ name: String) -> String? { options[name] }
+
+    /// An integer option in `range`, or `fallback` when absent.
+    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(CommandFailure) -> Int {
+        guard let text = options[name] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw CommandFailure(.usage, "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+
+    /// Exactly `count` positional words, named in `usage` for the error.
+    func expectPositional(_ count: Int, usage: String) throws(CommandFailure) -> [String] {
+        guard positional.count == count else {
+            let problem = positional.count < count ? "missing argument" : "unexpected argument \"\(positional[count])\""
+            throw CommandFailure(.usage, "\(problem)\nusage: \(usage)")
+        }
+        return positional
+    }
+}

@@ -1,0 +1,23 @@
+/// Process exit statuses, after BSD `sysexits.h`, so scripts can tell a typo from an outage.
+enum ExitCode: Int32 {
+    case ok = 0
+    /// Something failed at run time (the server could not start, a write failed).
+    case failure = 1
+    /// The command line was wrong (EX_USAGE).
+    case usage = 64
+    /// The input named something that does not exist, e.g. an unknown product token (EX_DATAERR).
+    case dataError = 65
+    /// A configuration or policy file is wrong (EX_CONFIG).
+    case configuration = 78
+}
+
+/// A failure that ends the command with a message on stderr and an exit status.
+struct CommandFailure: Error {
+    let code: ExitCode
+    let message: String
+
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TandemAPI
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// `tandem serve`: loads and validates the configuration and policies, opens the store, serves HTTP until
+/// SIGTERM or SIGINT, then drains in-flight requests and closes the store.
+struct ServeCommand {
+    static let usage = """
+        usage: tandem serve [--config PATH]
+
+        Serves the HTTP API on the configured address. The configuration comes from --config, else
+        $TANDEM_CONFIG, else Config/tandem.json; TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path)
+        override it. On SIGTERM or SIGINT the server stops accepting connections, lets in-flight requests
+        finish (http.shutdownGrace), closes the database and exits 0.
+
+        """
+
+    let arguments: [String]
+    let environment: [String: String]
+
+    func run() async throws(CommandFailure) {
+        let parsed = try Arguments(arguments, known: ["config"])
+        if parsed.wantsHelp {
+            ProcessIO.writeOutput(Self.usage)
+            return
+        }
+        _ = try parsed.expectPositional(0, usage: "tandem serve [--config PATH]")
+        let configPath = ConfigurationLoader.path(option: parsed.option("config"), environment: environment)
+        let configuration = try ConfigurationLoader.configuration(at: configPath, environment: environment)
+        let policies = try ConfigurationLoader.policies(in: configuration.policies)
+        let signals = SignalWatcher()
+
+        let logger = Logger(minimumLevel: configuration.log.level, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
+        let started = ContinuousClock.now
+        let store = try StoreOpener.open(configuration.database)
+        let schemaVersion = (try? store.schemaVersion).map { Int64($0) } ?? -1
+        logger.info("store open", ["path": .string(configuration.database.path), "schemaVersion": .int(schemaVersion)])
+        logger.info("policies loaded", [
+            "default": .string(Self.summary(policies[.default])), "otp": .string(Self.summary(policies[.otp])),
+            "critical": .string(Self.summary(policies[.critical])),
+        ])
+
+        let registry = MetricsRegistry()
+        registry.gauge("process_resident_memory_bytes", help: "Resident memory size in bytes.", read: ProcessIO.residentMemoryBytes)
+        let startTime = ProcessIO.unixTime()
+        registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
+        let httpMetrics = HTTPMetrics(registry: registry)
+
+        var router = Router()
+        HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() })
+            .register(in: &router)
+        MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
+
+        let accessLogger = logger.with(["log": "access"])
+        let accessLog = configuration.log.accessLog
+        let server = HTTPServer(configuration: Self.httpConfiguration(configuration), router: router) { access in
+            httpMetrics.record(access)
+            if accessLog {
+                accessLogger.info("request", [
+                    "method": .string(access.method), "route": .string(access.route), "status": .int(Int64(access.status)),
+                    "durationMs": .double((access.durationSeconds * 1_000_000).rounded() / 1_000),
+                    "bytesIn": .int(Int64(access.requestBytes)), "bytesOut": .int(Int64(access.responseBytes)),
+                ])
+            }
+        }
+        let port: UInt16
+        do {
+            port = try server.start()
+        } catch {
+            await store.close()
+            throw CommandFailure(.failure, "cannot listen on \(configuration.listen): \(error)")
+        }
+        let address = ListenAddress(host: configuration.listen.host, port: port)
+        logger.info("listening", ["address": .string(address.description), "threads": .int(Int64(configuration.http.threads)),
+                                  "providers": .string(configuration.providers.rawValue)])
+        ProcessIO.writeOutput("""
+            Tandem \(TandemVersion.current) listening on http://\(address)
+            Try: curl -s http://\(address)/healthz
+
+            """)
+
+        let signal = await signals.wait()
+        logger.info("shutting down", ["signal": .int(Int64(signal)), "inFlight": .int(Int64(server.inFlightRequests))])
+        await server.shutdown(gracePeriod: configuration.http.shutdownGrace)
+        await store.close()
+        logger.info("stopped", [:])
+    }
+
+    static func httpConfiguration(_ configuration: Configuration) -> HTTPServer.Configuration {
+        var http = HTTPServer.Configuration()
+        http.host = configuration.listen.host
+        http.port = configuration.listen.port
+        http.threads = configuration.http.threads
+        http.maxBodyBytes = configuration.http.maxBodyBytes
+        http.maxHeaderBytes = configuration.http.maxHeaderBytes
+        http.maxURLBytes = configuration.http.maxURLBytes
+        http.connectionTimeoutSeconds = Int(configuration.http.connectionTimeout.components.seconds)
+        http.maxConnections = configuration.http.maxConnections
+        switch configuration.http.eventLoop {
+        case .epoll: http.eventLoop = .epoll
+        case .poll: http.eventLoop = .poll
+        }
+        return http
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private static func summary(_ policy: Policy) -> String {
+        let ttl = policy.pushTTL.duration.map(DurationText.format) ?? "providerMaximum"
+        let ack = policy.fallback.afterNoDeliveryAck.map(DurationText.format) ?? "-"
+        let read = policy.fallback.afterNoRead.map(DurationText.format) ?? "-"
+        return "ttl=\(ttl) onFailure=\(policy.fallback.onPushFailure) noAck=\(ack) noRead=\(read) manual=\(policy.manualFallback.rawValue)"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import TandemCore
+
+/// `tandem`: the server and its administration commands.
+@main
+struct Tandem {
+    static let usage = """
+        usage: tandem <command> [options]
+
+        commands:
+          serve                 run the HTTP server (gateway, device API, admin endpoints)
+          account create NAME   create a sender account and print its product token
+          app create NAME       create an app and print its app key and app secret
+          bench store           measure group-commit throughput against single-row transactions
+          version               print the version
+
+        Run `tandem <command> --help` for a command's options.
+        Exit status: 0 ok, 1 failure, 64 bad command line, 65 unknown reference, 78 bad configuration.
+
+        """
+
+    static func main() async {
+        let words = Array(CommandLine.arguments.dropFirst())
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            try await run(words, environment: environment)
+        } catch let failure as CommandFailure {
+            ProcessIO.writeError("tandem: \(failure.message)\n")
+            if failure.code == .usage && !failure.message.contains("usage:") {
+                ProcessIO.writeError("Run `tandem --help` for usage.\n")
+            }
+            exit(failure.code.rawValue)
+        } catch {
+            ProcessIO.writeError("tandem: \(error)\n")
+            exit(ExitCode.failure.rawValue)
+        }
+    }
+
+    static func run(_ words: [String], environment: [String: String]) async throws {
+        guard let command = words.first else {
+            ProcessIO.writeError(usage)
+            throw CommandFailure(.usage, "no command given")
+        }
+        let rest = Array(words.dropFirst())
+        switch command {
+        case "serve":
+            try await ServeCommand(arguments: rest, environment: environment).run()
+        case "account":
+            try await AccountCommand(arguments: rest, environment: environment).run()
+        case "app":
+            try await AppCommand(arguments: rest, environment: environment).run()
+        case "bench":
+            try await BenchCommand(arguments: rest).run()
+        case "version", "--version":
+            ProcessIO.writeOutput("tandem \(TandemVersion.current)\n")
+        case "help", "--help", "-h":
+            ProcessIO.writeOutput(usage)
+        default:
+            throw CommandFailure(.usage, "unknown command \"\(command)\"")
+        }
+    }
+}
