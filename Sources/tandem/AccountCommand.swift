@@ -15,11 +15,7 @@ struct AccountCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        let parsed = try Arguments(arguments, known: ["config"])
-        if parsed.wantsHelp {
-            ProcessIO.writeOutput(Self.usage)
-            return
-        }
+        guard let parsed = try Arguments.parse(arguments, known: ["config"], usage: Self.usage) else { return }
         let words = try parsed.expectPositional(2, usage: "tandem account create NAME [--config PATH]")
         guard words[0] == "create" else { throw CommandFailure(.usage, "unknown subcommand \"\(words[0])\"\n\(Self.usage)") }
         let name = words[1].trimmingASCIISpaces()

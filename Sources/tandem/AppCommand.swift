@@ -16,11 +16,7 @@ struct AppCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        let parsed = try Arguments(arguments, known: ["config", "account", "type"])
-        if parsed.wantsHelp {
-            ProcessIO.writeOutput(Self.usage)
-            return
-        }
+        guard let parsed = try Arguments.parse(arguments, known: ["config", "account", "type"], usage: Self.usage) else { return }
         let words = try parsed.expectPositional(2, usage: "tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical]")
         guard words[0] == "create" else { throw CommandFailure(.usage, "unknown subcommand \"\(words[0])\"\n\(Self.usage)") }
         let name = words[1].trimmingASCIISpaces()

@@ -38,6 +38,16 @@ struct Arguments {
         }
     }
 
+    /// Parses a command's words; when `--help` is among them, prints `usage` and returns nil.
+    static func parse(_ words: [String], known: Set<String>, usage: String) throws(CommandFailure) -> Arguments? {
+        let parsed = try Arguments(words, known: known)
+        if parsed.wantsHelp {
+            ProcessIO.writeOutput(usage)
+            return nil
+        }
+        return parsed
+    }
+
     func option(_ name: String) -> String? { options[name] }
 
     /// An integer option in `range`, or `fallback` when absent.

@@ -16,11 +16,7 @@ struct BenchCommand {
     let arguments: [String]
 
     func run() async throws {
-        let parsed = try Arguments(arguments, known: ["rows", "reference-rows", "writers", "directory"])
-        if parsed.wantsHelp {
-            ProcessIO.writeOutput(Self.usage)
-            return
-        }
+        guard let parsed = try Arguments.parse(arguments, known: ["rows", "reference-rows", "writers", "directory"], usage: Self.usage) else { return }
         let words = try parsed.expectPositional(1, usage: "tandem bench store [--rows N] [--writers N]")
         guard words[0] == "store" else { throw CommandFailure(.usage, "unknown benchmark \"\(words[0])\"\n\(Self.usage)") }
         let rows = try parsed.integer("rows", in: 1_000...100_000_000, default: 200_000)

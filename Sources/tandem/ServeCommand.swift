@@ -21,11 +21,7 @@ struct ServeCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        let parsed = try Arguments(arguments, known: ["config"])
-        if parsed.wantsHelp {
-            ProcessIO.writeOutput(Self.usage)
-            return
-        }
+        guard let parsed = try Arguments.parse(arguments, known: ["config"], usage: Self.usage) else { return }
         _ = try parsed.expectPositional(0, usage: "tandem serve [--config PATH]")
         let configPath = ConfigurationLoader.path(option: parsed.option("config"), environment: environment)
         let configuration = try ConfigurationLoader.configuration(at: configPath, environment: environment)

@@ -64,11 +64,11 @@ struct PolicyTests {
         ("otp.json", #"{\#(otpBase.replacingOccurrences(of: "high", with: "urgent")), "fallback": {"onPushFailure": true}}"#,
          #"Policies/otp.json: pushPriority: expected "high" or "normal", got "urgent""#),
         ("otp.json", #"{\#(otpBase.replacingOccurrences(of: "terminatePush", with: "cancel")), "fallback": {"onPushFailure": true}}"#,
-         #"Policies/otp.json: manualFallback: expected one of notAllowed, keepPush, terminatePush, got "cancel""#),
+         #"Policies/otp.json: manualFallback: expected one of "notAllowed", "keepPush", "terminatePush", got "cancel""#),
         ("otp.json", #"{\#(otpBase.replacingOccurrences(of: #""OTP""#, with: #""Critical""#)), "fallback": {"onPushFailure": true}}"#,
          #"Policies/otp.json: appMessageType: expected "OTP" in otp.json, got "Critical""#),
         ("otp.json", #"{\#(otpBase.replacingOccurrences(of: #""OTP""#, with: #""Urgent""#)), "fallback": {"onPushFailure": true}}"#,
-         #"Policies/otp.json: appMessageType: expected one of Default, OTP, Critical, got "Urgent""#),
+         #"Policies/otp.json: appMessageType: expected one of "Default", "OTP", "Critical", got "Urgent""#),
         ("sms.json", "{}", "Policies/sms.json: (document): unexpected policy file"),
     ])
     func badPolicies(file: String, json: String, expected: String) throws {

@@ -83,15 +83,22 @@ struct LimitsAndAccessLogTests {
         await server.shutdown(gracePeriod: .seconds(5))
     }
 
-    @Test("a client that disconnects mid-body is reported once with status 0")
-    func clientGoesAway() async throws {
+    /// With `poll` the close is seen at once. With `epoll`, libmicrohttpd 0.9.75 may miss a close that
+    /// arrives right behind the last bytes of an incomplete body and only notices at the connection timeout
+    /// (set to 1 s here): either way the request ends, exactly once, with status 0.
+    @Test("a client that disconnects mid-body is reported once with status 0, within the connection timeout",
+          arguments: [HTTPServer.Configuration.EventLoop.poll, .epoll])
+    func clientGoesAway(eventLoop: HTTPServer.Configuration.EventLoop) async throws {
         let records = RecordCollector()
-        let (server, port) = try startServer(router: Self.router(), records: records)
+        let (server, port) = try startServer(router: Self.router(), records: records) {
+            $0.eventLoop = eventLoop
+            $0.connectionTimeoutSeconds = 1
+        }
         try await onThread { () throws in
             let client = try RawHTTPClient(port: port)
             try client.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly-part")
         } // client deinit closes the socket
-        #expect(await eventually { records.all.count == 1 })
+        #expect(await eventually(timeout: .seconds(eventLoop == .poll ? 1 : 5)) { records.all.count == 1 })
         #expect(records.all.first?.status == 0)
         #expect(records.all.first?.route == "unmatched")
         #expect(await eventually { server.inFlightRequests == 0 })

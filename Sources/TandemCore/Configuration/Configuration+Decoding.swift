@@ -57,13 +57,7 @@ extension Configuration: Decodable {
             policies = try c.decode(String.self, forKey: .policies)
             guard !policies.isEmpty else { throw c.fail(.policies, "must not be empty") }
         }
-        if c.contains(.providers) {
-            let name = try c.decode(String.self, forKey: .providers)
-            guard let set = ProviderSet(rawValue: name) else {
-                throw c.fail(.providers, "expected one of \(ProviderSet.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), got \"\(name)\"")
-            }
-            providers = set
-        }
+        if c.contains(.providers) { providers = try c.decodeChoice(ProviderSet.self, forKey: .providers) }
         metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics) ?? metrics
         log = try c.decodeIfPresent(Log.self, forKey: .log) ?? log
     }
@@ -89,13 +83,7 @@ extension Configuration.HTTP: Decodable {
         if c.contains(.shutdownGrace) {
             shutdownGrace = try c.decodeDuration(forKey: .shutdownGrace, in: .zero...(.seconds(3_600)))
         }
-        if c.contains(.eventLoop) {
-            let name = try c.decode(String.self, forKey: .eventLoop)
-            guard let loop = Configuration.EventLoop(rawValue: name) else {
-                throw c.fail(.eventLoop, "expected \"epoll\" or \"poll\", got \"\(name)\"")
-            }
-            eventLoop = loop
-        }
+        if c.contains(.eventLoop) { eventLoop = try c.decodeChoice(Configuration.EventLoop.self, forKey: .eventLoop) }
         if maxURLBytes > maxHeaderBytes {
             throw c.fail(.maxURLBytes, "must not exceed maxHeaderBytes (\(maxHeaderBytes)): the request line is part of the header block")
         }
@@ -121,13 +109,7 @@ extension Configuration.Database: Decodable {
             commitWindow = try c.decodeDuration(forKey: .commitWindow, in: .microseconds(1)...(.seconds(1)))
         }
         if c.contains(.commitMaxWrites) { commitMaxWrites = try c.decode(Int.self, forKey: .commitMaxWrites, in: 1...100_000) }
-        if c.contains(.synchronous) {
-            let name = try c.decode(String.self, forKey: .synchronous)
-            guard let mode = Configuration.Synchronous(rawValue: name) else {
-                throw c.fail(.synchronous, "expected \"normal\" or \"full\", got \"\(name)\"")
-            }
-            synchronous = mode
-        }
+        if c.contains(.synchronous) { synchronous = try c.decodeChoice(Configuration.Synchronous.self, forKey: .synchronous) }
     }
 }
 
@@ -149,13 +131,7 @@ extension Configuration.Log: Decodable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
-        if c.contains(.level) {
-            let name = try c.decode(String.self, forKey: .level)
-            guard let level = LogLevel(rawValue: name) else {
-                throw c.fail(.level, "expected one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(name)\"")
-            }
-            self.level = level
-        }
+        if c.contains(.level) { level = try c.decodeChoice(LogLevel.self, forKey: .level) }
         if c.contains(.accessLog) { accessLog = try c.decode(Bool.self, forKey: .accessLog) }
     }
 }

@@ -86,6 +86,19 @@ extension KeyedDecodingContainer {
         return duration
     }
 
+    /// One of an enum's raw values (`parse` may fold case); otherwise `expected "a" or "b", got "x"`.
+    func decodeChoice<E: RawRepresentable & CaseIterable>(
+        _ type: E.Type, forKey key: Key, parse: (String) -> E? = { E(rawValue: $0) }
+    ) throws -> E where E.RawValue == String {
+        let text = try decode(String.self, forKey: key)
+        guard let value = parse(text) else {
+            let names = E.allCases.map { "\"\($0.rawValue)\"" }
+            let expected = names.count == 2 ? "\(names[0]) or \(names[1])" : "one of " + names.joined(separator: ", ")
+            throw fail(key, "expected \(expected), got \"\(text)\"")
+        }
+        return value
+    }
+
     /// Fails with `message` at `key`.
     func fail(_ key: Key, _ message: String) -> DecodingError {
         DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: message)

@@ -6,18 +6,8 @@
 /// - `critical`: automatic SMS when the push is not acknowledged or read in time (may deliver twice).
 ///
 /// The behaviour itself is data (`Policy`); this enum only names the three kinds.
-public enum AppMessageType: String, Sendable, Hashable, CaseIterable, Codable {
+public enum AppMessageType: String, Sendable, Hashable, WireNamed, Codable {
     case `default` = "Default"
     case otp = "OTP"
     case critical = "Critical"
-
-    /// The wire name, exactly as the spec spells it.
-    public var wireName: String { rawValue }
-
-    /// Parses a wire name in any casing and with surrounding spaces (`"critical"`, `" OTP "`); nil otherwise.
-    public init?(wireName: String) {
-        let folded = wireName.trimmingASCIISpaces().lowercased()
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
-        self = match
-    }
 }

@@ -11,24 +11,12 @@ extension Policy: Decodable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let typeName = try c.decode(String.self, forKey: .appMessageType)
-        guard let type = AppMessageType(wireName: typeName) else {
-            throw c.fail(.appMessageType, "expected one of \(AppMessageType.allCases.map(\.wireName).joined(separator: ", ")), got \"\(typeName)\"")
-        }
-        messageType = type
+        messageType = try c.decodeChoice(AppMessageType.self, forKey: .appMessageType, parse: AppMessageType.init(wireName:))
         pushTTL = try Self.lifetime(c, .pushTTL)
         lifetime = try Self.lifetime(c, .lifetime)
-        let priorityName = try c.decode(String.self, forKey: .pushPriority)
-        guard let priority = PushPriority(rawValue: priorityName) else {
-            throw c.fail(.pushPriority, "expected \"high\" or \"normal\", got \"\(priorityName)\"")
-        }
-        pushPriority = priority
+        pushPriority = try c.decodeChoice(PushPriority.self, forKey: .pushPriority)
         fallback = try c.decode(Fallback.self, forKey: .fallback)
-        let manualName = try c.decode(String.self, forKey: .manualFallback)
-        guard let manual = ManualFallback(rawValue: manualName) else {
-            throw c.fail(.manualFallback, "expected one of \(ManualFallback.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(manualName)\"")
-        }
-        manualFallback = manual
+        manualFallback = try c.decodeChoice(ManualFallback.self, forKey: .manualFallback)
 
         if let ttl = pushTTL.duration, let life = lifetime.duration, ttl > life {
             throw c.fail(.pushTTL, "must not exceed lifetime (\(DurationText.format(life)))")
