@@ -61,6 +61,10 @@ struct ServeCommand {
                 ])
             }
         }
+        registry.gauge("tandem_http_requests_in_flight",
+                       help: "Requests received and not yet completed, including the scrape itself.") {
+            Double(server.inFlightRequests)
+        }
         let port: UInt16
         do {
             port = try server.start()

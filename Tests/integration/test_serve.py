@@ -125,8 +125,14 @@ def test_sigterm_during_a_slow_request_lets_it_finish_and_exits_zero(serve):
     body = b"y" * 100_000
     slow.sendall(b"POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\n"
                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:50_000])
-    # The server has the request in flight once the access handler has seen it; give it a moment via a probe.
-    wait_for(lambda: "shutting down" not in server.stderr(), what="server running")
+    # Wait until the server has the request in flight: the gauge counts the scrape itself too.
+    def in_flight():
+        _, _, text = get(server, "/metrics")
+        for family in text_string_to_metric_families(text.decode()):
+            if family.name == "tandem_http_requests_in_flight":
+                return family.samples[0].value >= 2
+        raise AssertionError("no in-flight gauge")
+    wait_for(in_flight, what="the slow request to be in flight")
     server.terminate()
     wait_for(lambda: "shutting down" in server.stderr(), what="the shutdown to start")
 
