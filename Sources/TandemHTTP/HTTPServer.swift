@@ -2,7 +2,7 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd (internal thread pool, poll or epoll per `Configuration.eventLoop`).
 ///
-/// Requests are routed with a `Router`; `sync` handlers run on the worker
+/// Requests are routed with a `HTTPRouter`; `sync` handlers run on the worker
 /// thread, `async` handlers in a `Task` while the connection is suspended.
 /// Bodies are buffered whole (up to `maxBodyBytes`) before a handler runs.
 ///
@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
     ///   libmicrohttpd worker thread, after the response has been sent (or the
     ///   request was abandoned). Keep it fast and non-blocking: it delays that
     ///   worker's other connections.
-    public init(configuration: Configuration, router: Router, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
+    public init(configuration: Configuration, router: HTTPRouter, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
         self.configuration = configuration
         self.core = ServerCore(configuration: configuration, router: router, onRequestCompleted: onRequestCompleted)
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// Immutable apart from atomics and the internally locked suspension registry,
 /// so worker threads never contend on a lock on the sync path.
 final class ServerCore: Sendable {
-    let router: Router
+    let router: HTTPRouter
     let maxBodyBytes: Int
     let maxURLBytes: Int
     let maxHeaderBytes: Int
@@ -18,7 +18,7 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     let suspended = SuspendedConnections()
 
-    init(configuration: HTTPServer.Configuration, router: Router, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
+    init(configuration: HTTPServer.Configuration, router: HTTPRouter, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
         self.router = router
         self.maxBodyBytes = configuration.maxBodyBytes
         self.maxURLBytes = configuration.maxURLBytes

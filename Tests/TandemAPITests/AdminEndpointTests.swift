@@ -7,9 +7,9 @@ import TandemHTTP
 
 @Suite("Admin endpoints")
 struct AdminEndpointTests {
-    private func routed(_ register: (inout Router) -> Void, _ method: HTTPMethod, _ target: String,
+    private func routed(_ register: (inout HTTPRouter) -> Void, _ method: HTTPMethod, _ target: String,
                         headers: HTTPHeaders = HTTPHeaders()) -> Response? {
-        var router = Router()
+        var router = HTTPRouter()
         register(&router)
         let request = Request(method: method, target: target, headers: headers)
         guard case .matched(_, let handler, _) = router.match(method, path: request.path) else { return nil }

@@ -10,8 +10,8 @@ struct BodyLimitTests {
         let value = Atomic<Int>(0)
     }
 
-    static func countingRouter(_ counter: Counter) -> Router {
-        var router = Router()
+    static func countingRouter(_ counter: Counter) -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.POST, "/upload", .sync { request in
             counter.value.add(1, ordering: .relaxed)
             return .text(.ok, "got \(request.body.count)")

@@ -3,8 +3,8 @@ import Testing
 
 @Suite("Concurrency", .serialized) // serialized: keeps open descriptors well under a 1024 ulimit
 struct ConcurrencyTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.GET, "/sync/{n}", .sync { request in .text(.ok, "sync \(request.pathParameters["n"] ?? "-")") })
         router.add(.GET, "/async/{n}", .async { request in
             await Task.yield()

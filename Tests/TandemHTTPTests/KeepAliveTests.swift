@@ -3,8 +3,8 @@ import Testing
 
 @Suite("Keep-alive")
 struct KeepAliveTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.GET, "/hello", .sync { _ in .text(.ok, "hello") })
         router.add(.GET, "/later", .async { _ in
             await Task.yield()

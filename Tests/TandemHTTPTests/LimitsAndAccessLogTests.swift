@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Limits and access records")
 struct LimitsAndAccessLogTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.GET, "/items/{id}", .sync { request in .text(.ok, "item \(request.pathParameters["id"] ?? "")") })
         router.add(.POST, "/items", .async { request in .json(.created, "{\"size\":\(request.body.count)}") })
         router.add(.GET, "/any", .sync { _ in .text(.ok, "any") })

@@ -3,8 +3,8 @@ import Testing
 
 @Suite("Request bodies")
 struct RequestBodyTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.POST, "/echo", .sync { request in .bytes(.ok, request.body) })
         router.add(.PUT, "/echo-async", .async { request in
             await Task.yield()

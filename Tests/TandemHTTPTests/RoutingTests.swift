@@ -3,8 +3,8 @@ import Testing
 
 @Suite("Routing over the wire")
 struct RoutingTests {
-    static func router() -> Router {
-        var router = Router()
+    static func router() -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.GET, "/items", .sync { _ in .text(.ok, "list") })
         router.add(.POST, "/items", .sync { _ in .text(.created, "created") })
         router.add(.GET, "/users/{id}/posts/{post}", .sync { request in

@@ -7,8 +7,8 @@ import Testing
 
 @Suite("Graceful shutdown")
 struct ShutdownTests {
-    static func router(gate: Gate) -> Router {
-        var router = Router()
+    static func router(gate: Gate) -> HTTPRouter {
+        var router = HTTPRouter()
         router.add(.GET, "/slow", .async { _ in
             await gate.wait()
             return .text(.ok, "finally done")

@@ -25,7 +25,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async
 
 /// Starts a server on 127.0.0.1, port 0.
 func startServer(
-    router: Router,
+    router: HTTPRouter,
     records: RecordCollector = RecordCollector(),
     configure: (inout HTTPServer.Configuration) -> Void = { _ in }
 ) throws -> (server: HTTPServer, port: UInt16) {

@@ -18,7 +18,7 @@ public struct HealthEndpoint: Sendable {
         self.databaseIsReachable = databaseIsReachable
     }
 
-    public func register(in router: inout Router) {
+    public func register(in router: inout HTTPRouter) {
         router.add(.GET, "/healthz", .sync { _ in self.respond() })
     }
 

@@ -14,7 +14,7 @@ public struct MetricsEndpoint: Sendable {
         self.bearerToken = bearerToken
     }
 
-    public func register(in router: inout Router) {
+    public func register(in router: inout HTTPRouter) {
         router.add(.GET, "/metrics", .sync { request in self.respond(to: request) })
     }
 

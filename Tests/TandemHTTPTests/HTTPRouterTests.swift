@@ -1,7 +1,7 @@
 import Testing
 @testable import TandemHTTP
 
-@Suite("Router matching")
+@Suite("HTTPRouter matching")
 struct RouterTests {
     static let ok = Handler.sync { _ in .empty(.ok) }
 
@@ -12,7 +12,7 @@ struct RouterTests {
 
     @Test("literal beats parameter, and a parameter route still serves other values")
     func literalFirst() {
-        var router = Router()
+        var router = HTTPRouter()
         router.add(.GET, "/a/{id}", Self.ok)
         router.add(.GET, "/a/new", Self.ok)
         #expect(Self.route(of: router.match(.GET, path: "/a/new")) == "/a/new")
@@ -21,7 +21,7 @@ struct RouterTests {
 
     @Test("a method match on a parameter route beats a literal route of another method")
     func methodBeforeLiteral() {
-        var router = Router()
+        var router = HTTPRouter()
         router.add(.GET, "/a/b", Self.ok)
         router.add(.POST, "/a/{x}", Self.ok)
         guard case .matched(let route, _, let parameters) = router.match(.POST, path: "/a/b") else {
@@ -34,7 +34,7 @@ struct RouterTests {
 
     @Test("backtracks from a literal branch that dead-ends")
     func backtracking() {
-        var router = Router()
+        var router = HTTPRouter()
         router.add(.GET, "/a/b/c", Self.ok)
         router.add(.GET, "/a/{x}/d", Self.ok)
         guard case .matched(let route, _, let parameters) = router.match(.GET, path: "/a/b/d") else {
@@ -47,7 +47,7 @@ struct RouterTests {
 
     @Test("405 lists the allowed methods sorted, adding HEAD when GET exists; 404 otherwise")
     func allowed() {
-        var router = Router()
+        var router = HTTPRouter()
         router.add(.PUT, "/r", Self.ok)
         router.add(.GET, "/r", Self.ok)
         router.add(.DELETE, "/r", Self.ok)
@@ -68,7 +68,7 @@ struct RouterTests {
 
     @Test("HEAD falls back to GET; the root path routes")
     func headAndRoot() {
-        var router = Router()
+        var router = HTTPRouter()
         router.add(.GET, "/", Self.ok)
         #expect(Self.route(of: router.match(.HEAD, path: "/")) == "/")
         #expect(Self.route(of: router.match(.GET, path: "/")) == "/")

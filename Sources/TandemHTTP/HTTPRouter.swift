@@ -9,7 +9,7 @@
 /// `POST /a/{x}` serves `POST /a/b` even though `GET /a/b` exists).
 /// `HEAD` is served by the `GET` route unless a `HEAD` route exists.
 /// There are no wildcards, regexes or per-parameter constraints.
-public struct Router: Sendable {
+public struct HTTPRouter: Sendable {
     private var root = RouteNode()
 
     public init() {}
