@@ -1,18 +1,6 @@
 import Testing
 @testable import TandemCore
 
-/// A deterministic generator (SplitMix64) so generated identifiers can be checked exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Domain types")
 struct DomainTests {
     @Test("MSISDNs are normalised once to +digits", arguments: [
@@ -50,7 +38,7 @@ struct DomainTests {
 
     @Test("generated GUIDs are well-formed version 4 and differ")
     func guidGeneration() {
-        var generator = SeededGenerator(state: 42)
+        var generator = SplitMix64(seed: 42)
         let values = (0..<1_000).map { _ in GUID.random(using: &generator) }
         #expect(Set(values).count == 1_000)
         for value in values {
@@ -63,7 +51,7 @@ struct DomainTests {
 
     @Test("product tokens and app secrets never print their secret")
     func secretsDoNotPrint() throws {
-        var generator = SeededGenerator(state: 7)
+        var generator = SplitMix64(seed: 7)
         let token = ProductToken.random(using: &generator)
         #expect(!"\(token)".contains(token.text))
         #expect("\(token)".hasPrefix(String(token.text.prefix(8))))
