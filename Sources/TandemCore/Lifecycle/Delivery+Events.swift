@@ -1,0 +1,220 @@
+extension Delivery {
+    /// Feeds one event to the state machine and returns what must happen, in order.
+    public mutating func handle(_ event: DeliveryEvent, now: Timestamp) -> [DeliveryAction] {
+        switch event {
+        case .routed(let decision): routed(decision, now: now)
+        case .pushAccepted(let device): pushAccepted(device)
+        case .pushRejected(let device, let rejection): pushRejected(device, rejection)
+        case .deliveryAcknowledged(let device): acknowledged(device)
+        case .readReported(let device): read(device)
+        case .timerFired(let kind): timerFired(kind, now: now)
+        case .manualFallbackRequested: manualFallback()
+        case .smsSubmitted(let reference): smsSubmitted(reference, now: now)
+        case .smsReportReceived(let outcome): smsReport(outcome)
+        case .expired: expire()
+        }
+    }
+
+    private mutating func routed(_ decision: RoutingDecision, now: Timestamp) -> [DeliveryAction] {
+        switch state {
+        case .awaitingRoute:
+            break
+        case .pushing, .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return []
+        }
+        switch decision {
+        case .push(let plan):
+            self.plan = plan
+            policy = plan.policy
+            for target in plan.targets { devices[target.deviceID] = DeviceProgress() }
+            state = .pushing
+            var actions = setStatus(.sent) + [.sendPush(plan.targets, plan.policy)]
+            if let lifetime = plan.policy.lifetime.duration {
+                actions.append(arm(.lifetime, at: now + lifetime))
+            }
+            if plan.smsAllowed {
+                if let span = plan.policy.fallback.afterNoDeliveryAck { actions.append(arm(.noDeliveryAck, at: now + span)) }
+                if let span = plan.policy.fallback.afterNoRead { actions.append(arm(.noRead, at: now + span)) }
+            }
+            return actions
+        case .sms(let route):
+            policy = route.policy
+            return setStatus(.sent) + requestSMS(terminatingPush: false)
+        case .reject(let reason):
+            rejectReason = reason
+            return finish(.rejected)
+        }
+    }
+
+    private mutating func pushAccepted(_ device: DeviceID) -> [DeliveryAction] {
+        guard devices[device] != nil else { return [] }
+        devices[device]?.accepted = true
+        switch state {
+        case .pushing:
+            return status == .sent ? setStatus(.accepted) : []
+        case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return []
+        }
+    }
+
+    private mutating func pushRejected(_ device: DeviceID, _ rejection: PushRejection) -> [DeliveryAction] {
+        guard let progress = devices[device], progress.rejection == nil else { return [] }
+        devices[device]?.rejection = rejection
+        // A dead token is dead whatever became of this delivery.
+        let invalidate: [DeliveryAction] = rejection == .tokenDead ? [.invalidateRegistration(device)] : []
+        switch state {
+        case .pushing:
+            let allRefused = devices.values.allSatisfy { $0.rejection != nil && !$0.acknowledged && !$0.read }
+            return invalidate + (allRefused ? pushFailedOutright() : [])
+        case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return invalidate
+        }
+    }
+
+    private mutating func acknowledged(_ device: DeviceID) -> [DeliveryAction] {
+        guard devices[device] != nil else { return [] }
+        let first = !anyAcknowledged
+        devices[device]?.acknowledged = true
+        switch state {
+        case .pushing:
+            guard first, let plan else { return [] }
+            // With an SMS fallback waiting on a read, delivery is a step; otherwise it is the outcome.
+            if plan.smsAllowed && plan.policy.fallback.afterNoRead != nil {
+                return disarm(.noDeliveryAck) + setStatus(.delivered)
+            }
+            return finish(.deliveredByPush)
+        case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return []
+        }
+    }
+
+    private mutating func read(_ device: DeviceID) -> [DeliveryAction] {
+        guard devices[device] != nil else { return [] }
+        devices[device]?.read = true
+        switch state {
+        case .pushing:
+            return finish(.readByPush)
+        case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return []
+        }
+    }
+
+    private mutating func timerFired(_ kind: TimerKind, now: Timestamp) -> [DeliveryAction] {
+        // Cancelled, or re-armed for later: this firing no longer matters.
+        guard let deadline = timers[kind], now >= deadline else { return [] }
+        timers[kind] = nil
+        switch state {
+        case .pushing:
+            let smsAllowed = plan?.smsAllowed ?? false
+            switch kind {
+            case .noDeliveryAck:
+                return smsAllowed && !anyAcknowledged ? requestSMS(terminatingPush: false) : []
+            case .noRead:
+                return smsAllowed && !anyRead ? requestSMS(terminatingPush: false) : []
+            case .lifetime:
+                return finish(anyAcknowledged ? .deliveredByPush : .lifetimeExpired)
+            case .smsValidity:
+                return []
+            }
+        case .awaitingSMSReport:
+            switch kind {
+            case .smsValidity: return finish(.smsExpired)
+            case .noDeliveryAck, .noRead, .lifetime: return []
+            }
+        case .awaitingRoute, .awaitingSMSSubmit, .final:
+            return []
+        }
+    }
+
+    private mutating func manualFallback() -> [DeliveryAction] {
+        guard manualFallbackAvailability == .available, let plan else { return [] }
+        switch plan.policy.manualFallback {
+        case .notAllowed: return []
+        case .keepPush: return requestSMS(terminatingPush: false)
+        case .terminatePush: return requestSMS(terminatingPush: true)
+        }
+    }
+
+    private mutating func smsSubmitted(_ reference: String, now: Timestamp) -> [DeliveryAction] {
+        switch state {
+        case .awaitingSMSSubmit:
+            smsReference = reference
+            state = .awaitingSMSReport
+            return [arm(.smsValidity, at: now + smsValidity)] + (status == .sent ? setStatus(.accepted) : [])
+        case .awaitingRoute, .pushing, .awaitingSMSReport, .final:
+            return []
+        }
+    }
+
+    private mutating func smsReport(_ outcome: SMSOutcome) -> [DeliveryAction] {
+        switch state {
+        case .awaitingSMSSubmit, .awaitingSMSReport:
+            switch outcome {
+            case .delivered: return finish(.deliveredBySMS)
+            case .failed: return finish(.smsFailed)
+            case .expired: return finish(.smsExpired)
+            }
+        case .awaitingRoute, .pushing, .final:
+            return []
+        }
+    }
+
+    private mutating func expire() -> [DeliveryAction] {
+        switch state {
+        case .pushing:
+            return finish(anyAcknowledged ? .deliveredByPush : .validityExpired)
+        case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport:
+            return finish(.validityExpired)
+        case .final:
+            return []
+        }
+    }
+
+    // MARK: - Steps shared by the handlers
+
+    /// Every push target refused: SMS if the policy and `allowedChannels` allow it, else Failed.
+    private mutating func pushFailedOutright() -> [DeliveryAction] {
+        guard let plan, plan.smsAllowed, plan.policy.fallback.onPushFailure else { return finish(.pushFailed) }
+        return requestSMS(terminatingPush: false)
+    }
+
+    /// Moves to the SMS, exactly once: the push's timers stop, the push is withdrawn if asked.
+    private mutating func requestSMS(terminatingPush: Bool) -> [DeliveryAction] {
+        guard !smsRequested else { return [] }
+        smsRequested = true
+        state = .awaitingSMSSubmit
+        var actions = disarm(.noDeliveryAck) + disarm(.noRead) + disarm(.lifetime)
+        if terminatingPush {
+            pushTerminated = true
+            let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
+            if !live.isEmpty { actions.append(.terminatePush(live)) }
+        }
+        actions.append(.sendSMS)
+        return actions
+    }
+
+    /// The one final status: stop every timer, record it, report it.
+    private mutating func finish(_ resolution: Resolution) -> [DeliveryAction] {
+        self.resolution = resolution
+        state = .final
+        var actions: [DeliveryAction] = []
+        for kind in TimerKind.allCases { actions += disarm(kind) }
+        return actions + setStatus(resolution.status) + [.report(resolution.status)]
+    }
+
+    private mutating func setStatus(_ new: DeliveryStatus) -> [DeliveryAction] {
+        guard new != status else { return [] }
+        status = new
+        return [.record(new)]
+    }
+
+    private mutating func arm(_ kind: TimerKind, at deadline: Timestamp) -> DeliveryAction {
+        timers[kind] = deadline
+        return .schedule(kind, at: deadline)
+    }
+
+    private mutating func disarm(_ kind: TimerKind) -> [DeliveryAction] {
+        guard timers.removeValue(forKey: kind) != nil else { return [] }
+        return [.cancel(kind)]
+    }
+}

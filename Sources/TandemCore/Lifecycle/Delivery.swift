@@ -1,0 +1,92 @@
+/// One recipient's delivery as a value-type state machine: events in, actions out.
+///
+/// ```
+/// awaitingRoute ──routed(push)──▶ pushing ──ack/read/lifetime──────────────▶ final
+///       │                           │ push failure, fallback timer,
+///       │                           │ manual fallback (per policy)
+///       ├──routed(sms)──────────────┴──▶ awaitingSMSSubmit ──smsSubmitted──▶ awaitingSMSReport ──report──▶ final
+///       └──routed(reject)──────────────────────────────────────────────────────────────────────────────▶ final
+/// ```
+///
+/// It never reads a clock (every handler takes `now`) and never does I/O: it returns `DeliveryAction`s.
+/// Guarantees, each covered by a test:
+/// - exactly one final status, reported once; events after it change nothing but the event log;
+/// - at most one SMS per delivery;
+/// - a timer that fires when it no longer matters (cancelled, rescheduled, wrong state) is a no-op, so
+///   cancelling it in the wheel is only an optimisation;
+/// - the first delivery ack or read from any of several devices wins.
+/// Not guaranteed here: that actions are carried out (the scheduler and dispatcher do that), or ordering
+/// between deliveries.
+public struct Delivery: Sendable, Hashable, Codable {
+    public enum State: String, Sendable, Hashable, Codable {
+        case awaitingRoute
+        case pushing
+        case awaitingSMSSubmit
+        case awaitingSMSReport
+        case final
+    }
+
+    /// What is known of the push to one device.
+    public struct DeviceProgress: Sendable, Hashable, Codable {
+        public var accepted = false
+        public var acknowledged = false
+        public var read = false
+        public var rejection: PushRejection?
+    }
+
+    public internal(set) var state: State = .awaitingRoute
+    /// The last status recorded (what `GET` shows), not necessarily final.
+    public internal(set) var status: DeliveryStatus = .accepted
+    /// Set once, when the delivery reaches `final`.
+    public internal(set) var resolution: Resolution?
+    public internal(set) var rejectReason: RejectReason?
+    /// The push, when the router chose one.
+    public internal(set) var plan: PushPlan?
+    /// The policy in force (the push plan's, or the SMS route's).
+    public internal(set) var policy: Policy?
+    public internal(set) var devices: [DeviceID: DeviceProgress] = [:]
+    /// Armed timers and their deadlines; the scheduler's wheel mirrors this.
+    public internal(set) var timers: [TimerKind: Timestamp] = [:]
+    public internal(set) var smsRequested = false
+    public internal(set) var smsReference: String?
+    /// True once a manual fallback terminated the push.
+    public internal(set) var pushTerminated = false
+    /// How long an SMS may wait for its final report (the message's `validity`, or the default).
+    public let smsValidity: Duration
+
+    public init(smsValidity: Duration) {
+        self.smsValidity = smsValidity
+    }
+
+    public var isFinal: Bool { state == .final }
+
+    /// Whether a manual fallback request would be carried out now, and if not, why.
+    public var manualFallbackAvailability: ManualFallbackAvailability {
+        switch state {
+        case .awaitingRoute: return .notPushed
+        case .awaitingSMSSubmit, .awaitingSMSReport: return .smsAlreadyRequested
+        case .final: return .alreadyFinal
+        case .pushing:
+            switch plan?.policy.manualFallback ?? .notAllowed {
+            case .notAllowed: return .notAllowedByPolicy
+            case .keepPush, .terminatePush: return .available
+            }
+        }
+    }
+
+    var anyAcknowledged: Bool { devices.values.contains { $0.acknowledged || $0.read } }
+    var anyRead: Bool { devices.values.contains { $0.read } }
+}
+
+/// The answer to "may the sender ask for the SMS now?".
+public enum ManualFallbackAvailability: String, Sendable, Hashable {
+    case available
+    /// The policy of this message type does not take manual fallbacks.
+    case notAllowedByPolicy
+    /// The message went by SMS already, or its SMS was already requested.
+    case smsAlreadyRequested
+    /// The delivery already has its final status.
+    case alreadyFinal
+    /// The message was never pushed.
+    case notPushed
+}

@@ -1,0 +1,51 @@
+/// Something that happened to one recipient's delivery, named in the past tense. Events come from the
+/// router, the push and SMS providers, the app's receipts, the sender and the timer wheel.
+public enum DeliveryEvent: Sendable, Hashable {
+    case routed(RoutingDecision)
+    /// The push service took the push for this device.
+    case pushAccepted(DeviceID)
+    /// The push service refused the push for this device (after the dispatcher's own retries).
+    case pushRejected(DeviceID, PushRejection)
+    /// The app reported the push as received (`Status: Delivered`, or Android's `message_type: DLR`).
+    case deliveryAcknowledged(DeviceID)
+    /// The app reported the message as displayed (`ReadByRecipient`).
+    case readReported(DeviceID)
+    case timerFired(TimerKind)
+    /// The sender asked for the SMS now (OTP manual fallback).
+    case manualFallbackRequested
+    /// The SMSC (or HTTP SMS API) accepted the SMS under this reference.
+    case smsSubmitted(reference: String)
+    case smsReportReceived(SMSOutcome)
+    /// The message's own validity ended.
+    case expired
+}
+
+/// Why a push service refused a push.
+public enum PushRejection: String, Sendable, Hashable, Codable {
+    /// The token is gone for good (APNs 410 `Unregistered`, `BadDeviceToken`; FCM `UNREGISTERED`).
+    case tokenDead
+    /// The service kept failing temporarily until the dispatcher gave up.
+    case transient
+    /// Any other definitive refusal.
+    case other
+}
+
+/// What an SMS delivery report says in the end.
+public enum SMSOutcome: String, Sendable, Hashable, Codable {
+    case delivered
+    case failed
+    /// The SMSC gave up at the end of the validity period.
+    case expired
+}
+
+/// The timers a delivery may have running, at most one of each kind.
+public enum TimerKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// SMS fallback when no delivery ack arrives in time (policy `fallback.afterNoDeliveryAck`).
+    case noDeliveryAck
+    /// SMS fallback when no read arrives in time (policy `fallback.afterNoRead`).
+    case noRead
+    /// The end of the push's life (policy `lifetime`).
+    case lifetime
+    /// The end of the SMS's validity with no final report.
+    case smsValidity
+}

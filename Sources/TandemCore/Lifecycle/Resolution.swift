@@ -1,0 +1,43 @@
+/// How a delivery ended: its one final status, and the channel and reason behind it.
+public enum Resolution: String, Sendable, Hashable, Codable {
+    case deliveredByPush
+    case readByPush
+    case deliveredBySMS
+    /// No channel could take the message (see the delivery's `rejectReason`).
+    case rejected
+    /// Every push target refused the push and there was no SMS to fall back on.
+    case pushFailed
+    /// The push's lifetime ended without a delivery ack (OTP: no SMS follows).
+    case lifetimeExpired
+    case smsFailed
+    /// The SMS's validity ended without delivery.
+    case smsExpired
+    /// The message's own validity ended first.
+    case validityExpired
+
+    public var status: DeliveryStatus {
+        switch self {
+        case .deliveredByPush, .deliveredBySMS: .delivered
+        case .readByPush: .read
+        case .rejected: .rejected
+        case .pushFailed, .lifetimeExpired, .smsFailed, .smsExpired, .validityExpired: .failed
+        }
+    }
+
+    /// The channel the outcome came through, if any.
+    public var channel: Channel? {
+        switch self {
+        case .deliveredByPush, .readByPush, .pushFailed, .lifetimeExpired: .push
+        case .deliveredBySMS, .smsFailed, .smsExpired: .sms
+        case .rejected, .validityExpired: nil
+        }
+    }
+
+    /// True for the failures that come from time running out.
+    public var isExpiry: Bool {
+        switch self {
+        case .lifetimeExpired, .smsExpired, .validityExpired: true
+        case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed: false
+        }
+    }
+}
