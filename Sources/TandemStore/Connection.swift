@@ -124,7 +124,7 @@ extension StoreError {
         case .sqlite(_, let extendedCode, _, _): return extendedCode
         case .constraint(let extendedCode, _, _): return extendedCode
         case .busy: return .busy
-        case .closed, .migration, .decoding, .transactionAborted: return nil
+        case .closed, .migration, .decoding, .encoding, .transactionAborted: return nil
         }
     }
 }

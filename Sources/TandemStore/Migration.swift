@@ -8,11 +8,19 @@ public struct Migration: Sendable, Hashable {
     public let version: Int
     public let name: String
     public let sql: String
+    /// For SQLite's 12-step table rebuild (create `x_new`, copy, `DROP TABLE x`, rename): the
+    /// runner sets `PRAGMA foreign_keys = OFF` before the migration's transaction (the pragma is a
+    /// no-op inside one), runs `PRAGMA foreign_key_check` before COMMIT — any violation rolls the
+    /// migration back — and sets `foreign_keys = ON` again afterwards, whatever happened.
+    /// Without it, dropping a parent table that has child rows fails. Not guaranteed: that other
+    /// connections open meanwhile stop enforcing anything (the pragma is per connection).
+    public let rebuildsTables: Bool
 
-    public init(version: Int, name: String, sql: String) {
+    public init(version: Int, name: String, sql: String, rebuildsTables: Bool = false) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.rebuildsTables = rebuildsTables
     }
 }
 
@@ -56,6 +64,31 @@ extension Connection {
     }
 
     private func apply(_ migration: Migration) throws(StoreError) {
+        guard migration.rebuildsTables else {
+            try applyInTransaction(migration)
+            return
+        }
+        do throws(StoreError) {
+            try execute("PRAGMA foreign_keys = OFF")
+        } catch {
+            throw .migration(version: migration.version, message: "cannot turn foreign keys off: \(error)")
+        }
+        let outcome: Result<Void, StoreError>
+        do throws(StoreError) {
+            try applyInTransaction(migration)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        do throws(StoreError) {
+            try execute("PRAGMA foreign_keys = ON")
+        } catch {
+            throw .migration(version: migration.version, message: "cannot turn foreign keys back on: \(error)")
+        }
+        try outcome.get()
+    }
+
+    private func applyInTransaction(_ migration: Migration) throws(StoreError) {
         do throws(StoreError) {
             try execute("BEGIN IMMEDIATE")
         } catch {
@@ -69,11 +102,25 @@ extension Connection {
                 return
             }
             try execute(migration.sql)
+            if migration.rebuildsTables {
+                try checkForeignKeys()
+            }
             try execute("PRAGMA user_version = \(migration.version)")
             try execute("COMMIT")
         } catch {
             if isInTransaction { try? execute("ROLLBACK") }
             throw .migration(version: migration.version, message: "\(migration.name): \(error)")
         }
+    }
+
+    /// Throws when `PRAGMA foreign_key_check` reports any row (checked while enforcement is off).
+    private func checkForeignKeys() throws(StoreError) {
+        let violations = try query("PRAGMA foreign_key_check")
+        guard let first = violations.first else { return }
+        let table = (try? first.get("table", as: String.self)) ?? "?"
+        let parent = (try? first.get("parent", as: String.self)) ?? "?"
+        throw .constraint(extendedCode: .constraintForeignKey,
+                          message: "\(violations.count) foreign-key violation(s), first in \(table) → \(parent)",
+                          sql: "PRAGMA foreign_key_check")
     }
 }

@@ -21,6 +21,8 @@ public enum StoreError: Error, Sendable, Hashable {
     case migration(version: Int, message: String)
     /// A column could not be read as the requested Swift type (type mismatch, NULL, unknown name).
     case decoding(column: String, message: String)
+    /// A Swift value could not be encoded for a column (e.g. a JSON snapshot); nothing was written.
+    case encoding(column: String, message: String)
     /// A write body left the transaction it was run in (it issued COMMIT/ROLLBACK/BEGIN itself) or
     /// SQLite rolled the whole transaction back (e.g. disk full); every job of that batch fails.
     case transactionAborted(message: String)
@@ -55,6 +57,8 @@ extension StoreError: CustomStringConvertible {
             return "migration \(version): \(message)"
         case .decoding(let column, let message):
             return "cannot decode column \(column): \(message)"
+        case .encoding(let column, let message):
+            return "cannot encode column \(column): \(message)"
         case .transactionAborted(let message):
             return "transaction aborted: \(message)"
         }

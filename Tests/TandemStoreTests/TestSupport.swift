@@ -10,6 +10,9 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
+/// The version of the newest migration in ``TandemSchema/migrations``.
+let newestSchemaVersion = TandemSchema.migrations.map(\.version).max() ?? 0
+
 /// Migrations for writer tests: a plain table plus a unique key to provoke violations.
 let testMigrations = [Migration(version: 1, name: "test rows", sql: """
     CREATE TABLE rows (

@@ -39,7 +39,7 @@ public enum SMSOutcome: String, Sendable, Hashable, Codable {
 }
 
 /// The timers a delivery may have running, at most one of each kind.
-public enum TimerKind: String, Sendable, Hashable, Codable, CaseIterable {
+public enum TimerKind: String, Sendable, Hashable, Codable, CodingKeyRepresentable, CaseIterable {
     /// SMS fallback when no delivery ack arrives in time (policy `fallback.afterNoDeliveryAck`).
     case noDeliveryAck
     /// SMS fallback when no read arrives in time (policy `fallback.afterNoRead`).

@@ -1,0 +1,78 @@
+/// Where the scheduler persists deliveries. Every call is one durable transaction: when it returns, the
+/// changes survive `kill -9`; when it throws, none of them happened.
+public protocol DeliveryStore: Sendable {
+    /// Inserts `deliveries` (each with its first transition already applied) and applies `changes`, in one
+    /// transaction; returns the new deliveries' keys, in order.
+    func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey]
+
+    /// Appends an event to a delivery that is already final (a late receipt): the event log only.
+    func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws
+
+    /// Every delivery that is not final, with what the dispatcher needs to resume it.
+    func loadInFlight() async throws -> [StoredDelivery]
+}
+
+/// A new delivery and everything its first transition (routing) produced.
+public struct NewDeliveryRecord: Sendable {
+    public let msisdn: MSISDN
+    public let content: MessageContent
+    public let delivery: Delivery
+    public let event: DeliveryEvent
+    public let at: Timestamp
+    public let effects: PersistedEffects
+
+    public init(msisdn: MSISDN, content: MessageContent, delivery: Delivery, event: DeliveryEvent, at: Timestamp,
+                effects: PersistedEffects) {
+        self.msisdn = msisdn
+        self.content = content
+        self.delivery = delivery
+        self.event = event
+        self.at = at
+        self.effects = effects
+    }
+}
+
+/// One event applied to an existing delivery: its snapshot afterwards and the effects to persist with it.
+public struct DeliveryChange: Sendable {
+    public let key: DeliveryKey
+    public let delivery: Delivery
+    public let event: DeliveryEvent
+    public let at: Timestamp
+    public let effects: PersistedEffects
+
+    public init(key: DeliveryKey, delivery: Delivery, event: DeliveryEvent, at: Timestamp, effects: PersistedEffects) {
+        self.key = key
+        self.delivery = delivery
+        self.event = event
+        self.at = at
+        self.effects = effects
+    }
+}
+
+/// The actions that are database writes, persisted in the same transaction as the snapshot.
+public struct PersistedEffects: Sendable, Hashable {
+    /// Final status reports for the sender's outbox.
+    public var reports: [DeliveryStatus] = []
+    /// Registrations whose push token the push service declared dead.
+    public var invalidations: [DeviceID] = []
+
+    public init(reports: [DeliveryStatus] = [], invalidations: [DeviceID] = []) {
+        self.reports = reports
+        self.invalidations = invalidations
+    }
+}
+
+/// An in-flight delivery as loaded at start-up.
+public struct StoredDelivery: Sendable {
+    public let key: DeliveryKey
+    public let msisdn: MSISDN
+    public let content: MessageContent
+    public let delivery: Delivery
+
+    public init(key: DeliveryKey, msisdn: MSISDN, content: MessageContent, delivery: Delivery) {
+        self.key = key
+        self.msisdn = msisdn
+        self.content = content
+        self.delivery = delivery
+    }
+}

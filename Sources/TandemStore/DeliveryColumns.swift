@@ -1,0 +1,59 @@
+import Foundation
+import TandemCore
+
+/// The `deliveries` values written for one `Delivery`: its JSON snapshot and the columns derived from
+/// it (mapping documented on ``TandemSchema/scheduler``). Built on the caller's task, once per
+/// snapshot, so the writer thread only binds values.
+///
+/// Not guaranteed: byte-stable snapshot text for equal deliveries — `sortedKeys` orders object keys,
+/// but dictionaries keyed by non-`String` types (`devices`, `timers`) encode as arrays in hash order.
+/// Compare decoded values, never snapshot text.
+struct DeliveryColumns: Sendable {
+    let snapshot: String
+    let state: String
+    let status: String
+    let channel: String?
+    let final: Bool
+    let pushDeadline: Int64?
+    let readDeadline: Int64?
+    let expiresAt: Int64?
+
+    init(_ delivery: Delivery, encoder: JSONEncoder) throws(StoreError) {
+        do {
+            snapshot = String(decoding: try encoder.encode(delivery), as: UTF8.self)
+        } catch {
+            throw .encoding(column: "snapshot", message: "\(error)")
+        }
+        state = delivery.state.rawValue
+        status = delivery.status.wireName
+        channel = delivery.resolution?.channel?.wireName
+        final = delivery.isFinal
+        pushDeadline = Self.earliest(delivery.timers[.noDeliveryAck], delivery.timers[.noRead])
+        readDeadline = delivery.timers[.noRead]?.milliseconds
+        expiresAt = Self.earliest(delivery.timers[.lifetime], delivery.timers[.smsValidity])
+    }
+
+    /// The encoder for snapshots (and nothing else): `sortedKeys`, default strategies.
+    static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    /// Decodes a stored snapshot; `key` only names the row in the error.
+    static func decodeSnapshot(_ text: String, key: Int64, decoder: JSONDecoder) throws(StoreError) -> Delivery {
+        do {
+            return try decoder.decode(Delivery.self, from: Data(text.utf8))
+        } catch {
+            throw .decoding(column: "snapshot", message: "delivery #\(key): \(error)")
+        }
+    }
+
+    private static func earliest(_ first: Timestamp?, _ second: Timestamp?) -> Int64? {
+        switch (first, second) {
+        case (let first?, let second?): min(first, second).milliseconds
+        case (let only?, nil), (nil, let only?): only.milliseconds
+        case (nil, nil): nil
+        }
+    }
+}

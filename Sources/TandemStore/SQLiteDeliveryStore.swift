@@ -1,0 +1,104 @@
+import Foundation
+import TandemCore
+
+/// The scheduler's `DeliveryStore` on Tandem's SQLite ``Store`` (schema: ``TandemSchema/scheduler``).
+///
+/// - ``commit(inserts:changes:)`` and ``appendLateEvent(_:to:at:)`` are each one ``Store/write(_:)`` job:
+///   one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
+///   or none do, and the call returns only after the COMMIT that holds them.
+/// - ``loadInFlight()`` reads through a pooled reader and sees every commit that has returned.
+///
+/// Snapshots are encoded on the caller's task (once each) before the job is queued; the writer thread
+/// only binds values. Errors are ``StoreError``; a change or late event naming a key with no delivery
+/// fails with a foreign-key ``StoreError/constraint(extendedCode:message:sql:)`` (``StoreError/isForeignKeyViolation``).
+///
+/// Not guaranteed: that a change is consistent with what is stored (it may move a final delivery
+/// again, or skip states — the state machine is the judge, not the store); that a late event goes to a
+/// final delivery; that an existing `messages` row with an insert's GUID holds the same sender, body and
+/// reference (a row already stored, or written by an earlier record of the same call, is reused as it
+/// is); ordering between concurrent calls beyond the
+/// writer's FIFO.
+public final class SQLiteDeliveryStore: DeliveryStore {
+    public let store: Store
+
+    /// Wraps an open store whose schema includes migration 2 (``TandemSchema/migrations``).
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// Inserts the new deliveries (with their `messages` rows, one per distinct GUID, reusing a row
+    /// that already has the GUID), appends one event per insert and per change, rewrites each changed
+    /// delivery's snapshot and derived columns, queues one outbox row per report and marks each
+    /// invalidated device's registration `Invalid` (a device with no registration is ignored).
+    ///
+    /// - Returns: the new deliveries' keys, in the order of `inserts`.
+    /// - Throws: ``StoreError``; nothing of the call was written. A commit with no inserts and no
+    ///   changes returns `[]` without touching the database.
+    public func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
+        guard !inserts.isEmpty || !changes.isEmpty else { return [] }
+        let encoder = DeliveryColumns.makeEncoder()
+        let newRows = try inserts.map { (record) throws(StoreError) in
+            (record, try DeliveryColumns(record.delivery, encoder: encoder))
+        }
+        let changedRows = try changes.map { (change) throws(StoreError) in
+            (change, try DeliveryColumns(change.delivery, encoder: encoder))
+        }
+        return try await store.write { (db: Connection) throws(StoreError) -> [DeliveryKey] in
+            try Self.write(inserts: newRows, changes: changedRows, on: db)
+        }
+    }
+
+    /// Appends `event` to the delivery's log; the delivery's row is left as it is.
+    /// - Throws: ``StoreError``; a foreign-key violation when `key` names no delivery.
+    public func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws(StoreError) {
+        try await store.write { (db: Connection) throws(StoreError) in
+            try Self.appendEvent(event, to: key, at: at, on: db)
+        }
+    }
+
+    /// Every delivery with `final = 0`, ordered by key, with its recipient, its message's content and
+    /// its decoded snapshot.
+    ///
+    /// Runs the query on the calling thread through a pooled reader (blocking while every reader is lent
+    /// out) — meant for start-up. Not guaranteed: a consistent cut across concurrent commits beyond
+    /// what one SELECT gives (it is one statement, hence one snapshot).
+    /// - Throws: ``StoreError/decoding(column:message:)`` when a row cannot be turned back into values
+    ///   (a snapshot missing — written before migration 2 — or undecodable, a malformed GUID or MSISDN).
+    public func loadInFlight() async throws(StoreError) -> [StoredDelivery] {
+        let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
+            try db.query("""
+                SELECT d.id AS delivery_key, d.msisdn, d.snapshot, m.message_id, m.sender, m.body, m.reference
+                FROM deliveries d JOIN messages m ON m.id = d.message_id
+                WHERE d.final = 0
+                ORDER BY d.id
+                """)
+        }
+        let decoder = JSONDecoder()
+        var stored: [StoredDelivery] = []
+        stored.reserveCapacity(rows.count)
+        for row in rows {
+            stored.append(try Self.storedDelivery(from: row, decoder: decoder))
+        }
+        return stored
+    }
+
+    private static func storedDelivery(from row: Row, decoder: JSONDecoder) throws(StoreError) -> StoredDelivery {
+        let key = try row.get("delivery_key", as: Int64.self)
+        guard let snapshot = try row.get("snapshot", as: String?.self) else {
+            throw .decoding(column: "snapshot", message: "delivery #\(key) has no snapshot (written before migration 2)")
+        }
+        let msisdnText = try row.get("msisdn", as: String.self)
+        guard let msisdn = MSISDN(msisdnText), msisdn.e164 == msisdnText else {
+            throw .decoding(column: "msisdn", message: "delivery #\(key): not an E.164 number")
+        }
+        let guidText = try row.get("message_id", as: String.self)
+        guard let messageID = GUID(guidText) else {
+            throw .decoding(column: "message_id", message: "delivery #\(key): not a GUID: \(guidText)")
+        }
+        let content = MessageContent(messageID: messageID, sender: try row.get("sender", as: String.self),
+                                     body: try row.get("body", as: String.self),
+                                     reference: try row.get("reference", as: String?.self))
+        return StoredDelivery(key: DeliveryKey(key), msisdn: msisdn, content: content,
+                              delivery: try DeliveryColumns.decodeSnapshot(snapshot, key: key, decoder: decoder))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import TandemCore
+import Testing
+@testable import TandemStore
+
+/// Deliveries built by feeding real events to the core's state machine, plus SQL helpers for checking
+/// what the store wrote.
+enum Fixture {
+    static let t0 = Timestamp(milliseconds: 1_700_000_000_000)
+    static let critical = PolicySet.specDefaults.critical
+    static let otp = PolicySet.specDefaults.otp
+
+    /// A deterministic GUID: `n` in the last group.
+    static func guid(_ n: Int) throws -> GUID {
+        let hex = String(n, radix: 16)
+        return try #require(GUID("00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex))
+    }
+
+    static func device(_ n: Int) throws -> DeviceID { DeviceID(try guid(0x0D00_0000 + n)) }
+
+    static func msisdn(_ n: Int) throws -> MSISDN {
+        try #require(MSISDN("+316" + String(format: "%08d", n)))
+    }
+
+    static func content(_ n: Int, reference: String? = nil) throws -> MessageContent {
+        MessageContent(messageID: try guid(n), sender: "Tandem", body: "message \(n) — ünïcode ✓", reference: reference)
+    }
+
+    /// What the scheduler persists from a transition's actions: reports and invalidations.
+    static func effects(_ actions: [DeliveryAction]) -> PersistedEffects {
+        var effects = PersistedEffects()
+        for action in actions {
+            switch action {
+            case .report(let status): effects.reports.append(status)
+            case .invalidateRegistration(let device): effects.invalidations.append(device)
+            case .sendPush, .terminatePush, .sendSMS, .schedule, .cancel, .record: break
+            }
+        }
+        return effects
+    }
+
+    /// A new delivery after its routing event.
+    static func routed(
+        _ decision: RoutingDecision, msisdn: MSISDN, content: MessageContent, at: Timestamp = t0
+    ) -> NewDeliveryRecord {
+        var delivery = Delivery(smsValidity: .seconds(60))
+        let event = DeliveryEvent.routed(decision)
+        let actions = delivery.handle(event, now: at)
+        return NewDeliveryRecord(msisdn: msisdn, content: content, delivery: delivery, event: event, at: at,
+                                 effects: effects(actions))
+    }
+
+    /// A new delivery pushed to `devices` (SMS fallback allowed) under `policy`.
+    static func pushed(
+        to devices: [DeviceID], policy: Policy = critical, msisdn: MSISDN, content: MessageContent, at: Timestamp = t0
+    ) throws -> NewDeliveryRecord {
+        let targets = try devices.map { device in
+            PushTarget(deviceID: device, platform: .iOS, token: try #require(PushToken("token-\(device.text)")))
+        }
+        return routed(.push(PushPlan(targets: targets, policy: policy, smsAllowed: true)), msisdn: msisdn,
+                      content: content, at: at)
+    }
+
+    /// Feeds `event` to `delivery` and returns the change to commit.
+    static func change(_ delivery: inout Delivery, key: DeliveryKey, _ event: DeliveryEvent, at: Timestamp) -> DeliveryChange {
+        let actions = delivery.handle(event, now: at)
+        return DeliveryChange(key: key, delivery: delivery, event: event, at: at, effects: effects(actions))
+    }
+}
+
+/// Opens a store with Tandem's schema at `dir/tandem.sqlite`.
+func openDeliveryStore(_ dir: String) throws -> SQLiteDeliveryStore {
+    SQLiteDeliveryStore(store: try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite")))
+}
+
+/// `SELECT count(*) FROM table`.
+func tableCount(_ store: Store, _ table: String) throws -> Int {
+    try store.read { db throws(StoreError) in try db.scalar("SELECT count(*) FROM \(table)", as: Int.self) ?? 0 }
+}
+
+/// All rows of a query, through a reader.
+func rows(_ store: Store, _ sql: String, _ bindings: [SQLValue] = []) throws -> [Row] {
+    try store.read { db throws(StoreError) in try db.query(sql, bindings) }
+}
+
+/// Row counts of every table the delivery store writes.
+func deliveryTableCounts(_ store: Store) throws -> [String: Int] {
+    var counts: [String: Int] = [:]
+    for table in ["messages", "deliveries", "delivery_events", "outbox"] {
+        counts[table] = try tableCount(store, table)
+    }
+    return counts
+}
+
+/// Inserts an account, an app and one registration per device (status `PinVerified`) by SQL.
+func insertRegistrations(_ store: Store, devices: [DeviceID]) async throws {
+    try await store.write { db throws(StoreError) in
+        try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('acme', 'token-1', 0)")
+        try db.run("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'app', 'key-1', 'secret', 0)")
+        for device in devices {
+            try db.run("""
+                INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+                VALUES (?, 1, '+31600000001', 'iOS', ?, 'PinVerified', 0, 0)
+                """, [.text(device.text), .text("push-\(device.text)")])
+        }
+    }
+}

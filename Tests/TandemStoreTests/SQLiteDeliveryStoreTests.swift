@@ -1,0 +1,231 @@
+import Foundation
+import TandemCore
+import Testing
+@testable import TandemStore
+
+@Suite("SQLite delivery store")
+struct SQLiteDeliveryStoreTests {
+    /// Critical-like, with distinct spans so every deadline column is told apart.
+    static let staggered = Policy(messageType: .critical, pushTTL: .limited(.seconds(30)), pushPriority: .high,
+                                  lifetime: .limited(.seconds(120)),
+                                  fallback: .init(onPushFailure: true, afterNoDeliveryAck: .seconds(10), afterNoRead: .seconds(60)),
+                                  manualFallback: .notAllowed)
+
+    @Test("an insert loads back equal (key, msisdn, content, snapshot); derived columns follow state and timers")
+    func insertRoundTrip() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let pushed = try Fixture.pushed(to: [Fixture.device(1), Fixture.device(2)], policy: Self.staggered,
+                                            msisdn: Fixture.msisdn(1), content: Fixture.content(1, reference: "ref-1"))
+            let otp = try Fixture.pushed(to: [Fixture.device(3)], policy: Fixture.otp, msisdn: Fixture.msisdn(2),
+                                         content: Fixture.content(2))
+            let keys = try await deliveries.commit(inserts: [pushed, otp], changes: [])
+            #expect(keys.count == 2 && keys[0] < keys[1])
+
+            let loaded = try await deliveries.loadInFlight()
+            #expect(loaded.map(\.key) == keys)
+            for (stored, record) in zip(loaded, [pushed, otp]) {
+                #expect(stored.msisdn == record.msisdn)
+                #expect(stored.content == record.content)
+                #expect(stored.delivery == record.delivery)
+            }
+
+            let at = Fixture.t0.milliseconds
+            let columns = try rows(deliveries.store, """
+                SELECT state, status, channel, final, push_deadline, read_deadline, expires_at, created_at, updated_at
+                FROM deliveries ORDER BY id
+                """).map(\.values)
+            #expect(columns == [
+                [.text("pushing"), .text("Sent"), .null, .integer(0), .integer(at + 10_000), .integer(at + 60_000),
+                 .integer(at + 120_000), .integer(at), .integer(at)],
+                [.text("pushing"), .text("Sent"), .null, .integer(0), .null, .null, .integer(at + 30_000), .integer(at), .integer(at)],
+            ])
+            await deliveries.store.close()
+        }
+    }
+
+    @Test("the SMS path keeps expires_at on the SMS validity and ends with channel SMS")
+    func smsPath() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let record = Fixture.routed(.sms(SMSRoute(reason: .noAppKey, policy: PolicySet.specDefaults.defaultPolicy)),
+                                        msisdn: try Fixture.msisdn(1), content: try Fixture.content(1))
+            let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
+            var delivery = record.delivery
+            let submitted = Fixture.change(&delivery, key: key, .smsSubmitted(reference: "smsc-7"), at: Fixture.t0 + .seconds(1))
+            _ = try await deliveries.commit(inserts: [], changes: [submitted])
+            let pending = try rows(deliveries.store, "SELECT state, expires_at FROM deliveries").map(\.values)
+            #expect(pending == [[.text("awaitingSMSReport"), .integer(Fixture.t0.milliseconds + 61_000)]])
+
+            let report = Fixture.change(&delivery, key: key, .smsReportReceived(.delivered), at: Fixture.t0 + .seconds(3))
+            _ = try await deliveries.commit(inserts: [], changes: [report])
+            let done = try rows(deliveries.store, "SELECT state, status, channel, final, expires_at FROM deliveries").map(\.values)
+            #expect(done == [[.text("final"), .text("Delivered"), .text("SMS"), .integer(1), .null]])
+            #expect(try await deliveries.loadInFlight().isEmpty)
+            await deliveries.store.close()
+        }
+    }
+
+    @Test("recipients of one message share one messages row, within a commit, across commits and with a gateway row")
+    func sharedMessageRow() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let store = deliveries.store
+            let shared = try Fixture.content(7, reference: "batch")
+            let recipients = try (1...3).map { n in
+                try Fixture.pushed(to: [Fixture.device(n)], msisdn: Fixture.msisdn(n), content: shared)
+            }
+            let other = try Fixture.pushed(to: [Fixture.device(9)], msisdn: Fixture.msisdn(9), content: Fixture.content(8))
+            _ = try await deliveries.commit(inserts: recipients + [other], changes: [])
+            #expect(try tableCount(store, "messages") == 2)
+
+            _ = try await deliveries.commit(inserts: [try Fixture.pushed(to: [Fixture.device(4)], msisdn: Fixture.msisdn(4),
+                                                                        content: shared)], changes: [])
+            let perMessage = try rows(store, """
+                SELECT m.message_id, m.sender, m.body, m.reference, count(*) FROM deliveries d JOIN messages m ON m.id = d.message_id
+                GROUP BY m.id ORDER BY m.id
+                """).map(\.values)
+            #expect(perMessage == [
+                [.text(shared.messageID.text), .text(shared.sender), .text(shared.body), .text("batch"), .integer(4)],
+                [.text(try Fixture.guid(8).text), .text("Tandem"), .text(try Fixture.content(8).body), .null, .integer(1)],
+            ])
+
+            // A row the gateway inserted (with its account) is reused as it is.
+            let gateway = try Fixture.content(20)
+            try await store.write { db throws(StoreError) in
+                try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('acme', 'token-1', 0)")
+                try db.run("""
+                    INSERT INTO messages (message_id, account_id, sender, body, allowed_channels, created_at)
+                    VALUES (?, 1, 'Tandem', ?, 'Push', 5)
+                    """, [.text(gateway.messageID.text), .text(gateway.body)])
+            }
+            let key = try #require(try await deliveries.commit(
+                inserts: [try Fixture.pushed(to: [Fixture.device(5)], msisdn: Fixture.msisdn(5), content: gateway)], changes: []).first)
+            let owner = try rows(store, "SELECT m.account_id, m.allowed_channels FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = ?",
+                                 [.integer(key.rawValue)]).map(\.values)
+            #expect(owner == [[.integer(1), .text("Push")]])
+            #expect(try tableCount(store, "messages") == 3)
+            await store.close()
+        }
+    }
+
+    @Test("a change to final leaves loadInFlight, sets the columns, logs events in order and queues one report")
+    func finalChange() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let store = deliveries.store
+            let device = try Fixture.device(1)
+            let record = try Fixture.pushed(to: [device], msisdn: Fixture.msisdn(1), content: Fixture.content(1, reference: "order-42"))
+            let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
+            var delivery = record.delivery
+
+            let t1 = Fixture.t0 + .seconds(2)
+            let ack = Fixture.change(&delivery, key: key, .deliveryAcknowledged(device), at: t1)
+            _ = try await deliveries.commit(inserts: [], changes: [ack])
+            #expect(try await deliveries.loadInFlight().map(\.delivery) == [delivery])
+            let afterAck = try rows(store, "SELECT status, final, push_deadline, read_deadline FROM deliveries").map(\.values)
+            let noRead = Fixture.t0.milliseconds + 30_000
+            #expect(afterAck == [[.text("Delivered"), .integer(0), .integer(noRead), .integer(noRead)]])
+
+            let t2 = Fixture.t0 + .seconds(5)
+            let read = Fixture.change(&delivery, key: key, .readReported(device), at: t2)
+            #expect(read.effects.reports == [.read])
+            _ = try await deliveries.commit(inserts: [], changes: [read])
+            #expect(try await deliveries.loadInFlight().isEmpty)
+
+            let row = try #require(try rows(store, "SELECT * FROM deliveries").first)
+            #expect(try row.get("state", as: String.self) == "final")
+            #expect(try row.get("status", as: String.self) == "Read")
+            #expect(try row.get("channel", as: String?.self) == "Push")
+            #expect(try row.get("final", as: Bool.self))
+            #expect(try row.get("push_deadline", as: Int64?.self) == nil)
+            #expect(try row.get("expires_at", as: Int64?.self) == nil)
+            #expect(try row.get("created_at", as: Int64.self) == Fixture.t0.milliseconds)
+            #expect(try row.get("updated_at", as: Int64.self) == t2.milliseconds)
+            let snapshot = try row.get("snapshot", as: String.self)
+            #expect(try JSONDecoder().decode(Delivery.self, from: Data(snapshot.utf8)) == delivery)
+
+            let events = try rows(store, "SELECT delivery_id, at, kind, detail FROM delivery_events ORDER BY id").map(\.values)
+            #expect(events == [
+                [.integer(key.rawValue), .integer(Fixture.t0.milliseconds), .text("routed"), .text("push to \(device.text) as Critical")],
+                [.integer(key.rawValue), .integer(t1.milliseconds), .text("deliveryAcknowledged"), .text(device.text)],
+                [.integer(key.rawValue), .integer(t2.milliseconds), .text("readReported"), .text(device.text)],
+            ])
+
+            let outbox = try rows(store, "SELECT delivery_id, url, payload, attempts, next_attempt_at, delivered_at FROM outbox")
+            #expect(outbox.count == 1)
+            let entry = try #require(outbox.first)
+            #expect(entry.values[0] == .integer(key.rawValue) && entry.values[1] == .text(""))
+            #expect(entry.values[3...] == [.integer(0), .integer(t2.milliseconds), .null])
+            let payload = try JSONDecoder().decode(StatusReportPayload.self, from: Data(try entry.get("payload", as: String.self).utf8))
+            #expect(payload == StatusReportPayload(at: t2, deliveryKey: key, messageID: try Fixture.guid(1),
+                                                   msisdn: record.msisdn.e164, reference: "order-42", status: .read))
+            await store.close()
+        }
+    }
+
+    @Test("every report lands in the outbox exactly once; a late event touches only the event log")
+    func reportsExactlyOnce() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let store = deliveries.store
+            let (d1, d2) = (try Fixture.device(1), try Fixture.device(2))
+            let rejected = Fixture.routed(.reject(.noPushableDevice), msisdn: try Fixture.msisdn(5), content: try Fixture.content(5))
+            let first = try Fixture.pushed(to: [d1], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
+            let second = try Fixture.pushed(to: [d2], msisdn: Fixture.msisdn(2), content: Fixture.content(1))
+            let keys = try await deliveries.commit(inserts: [rejected, first, second], changes: [])
+            #expect(try await deliveries.loadInFlight().map(\.key) == Array(keys[1...]))
+
+            var (a, b) = (first.delivery, second.delivery)
+            let at = Fixture.t0 + .seconds(1)
+            let changes = [Fixture.change(&a, key: keys[1], .readReported(d1), at: at),
+                           Fixture.change(&b, key: keys[2], .readReported(d2), at: at)]
+            _ = try await deliveries.commit(inserts: [], changes: changes)
+
+            let outbox = try rows(store, "SELECT delivery_id, payload FROM outbox ORDER BY id")
+            let decoder = JSONDecoder()
+            let payloads = try outbox.map { row in
+                try decoder.decode(StatusReportPayload.self, from: Data(try row.get("payload", as: String.self).utf8))
+            }
+            #expect(payloads.map(\.deliveryKey) == keys)
+            #expect(payloads.map(\.status) == [.rejected, .read, .read])
+            #expect(payloads[0].reference == nil)
+            #expect(try outbox.map { row in try row.get("delivery_id", as: Int64.self) } == keys.map(\.rawValue))
+
+            let updatedBefore = try rows(store, "SELECT updated_at, snapshot FROM deliveries WHERE id = ?", [.integer(keys[1].rawValue)])
+            try await deliveries.appendLateEvent(.deliveryAcknowledged(d1), to: keys[1], at: at + .seconds(9))
+            #expect(try tableCount(store, "outbox") == 3)
+            #expect(try rows(store, "SELECT updated_at, snapshot FROM deliveries WHERE id = ?", [.integer(keys[1].rawValue)]) == updatedBefore)
+            let late = try rows(store, "SELECT kind, detail, at FROM delivery_events WHERE delivery_id = ? ORDER BY id DESC LIMIT 1",
+                                [.integer(keys[1].rawValue)]).map(\.values)
+            #expect(late == [[.text("deliveryAcknowledged"), .text(d1.text), .integer((at + .seconds(9)).milliseconds)]])
+            #expect(try tableCount(store, "delivery_events") == 6)
+            await store.close()
+        }
+    }
+
+    @Test("a dead token flips its registration to Invalid; an unknown device is ignored")
+    func invalidations() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try openDeliveryStore(dir)
+            let store = deliveries.store
+            let (d1, d2, d3) = (try Fixture.device(1), try Fixture.device(2), try Fixture.device(3))
+            try await insertRegistrations(store, devices: [d1, d3])
+            let record = try Fixture.pushed(to: [d1, d2], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
+            let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
+            var delivery = record.delivery
+            let at = Fixture.t0 + .seconds(1)
+            let dead1 = Fixture.change(&delivery, key: key, .pushRejected(d1, .tokenDead), at: at)
+            let dead2 = Fixture.change(&delivery, key: key, .pushRejected(d2, .tokenDead), at: at)
+            #expect(dead1.effects.invalidations == [d1] && dead2.effects.invalidations == [d2])
+            _ = try await deliveries.commit(inserts: [], changes: [dead1, dead2])
+
+            let registrations = try rows(store, "SELECT device_id, status, updated_at FROM registrations ORDER BY device_id").map(\.values)
+            #expect(registrations == [[.text(d1.text), .text("Invalid"), .integer(at.milliseconds)],
+                                      [.text(d3.text), .text("PinVerified"), .integer(0)]])
+            #expect(try await deliveries.loadInFlight().map(\.delivery) == [delivery])
+            #expect(delivery.state == .awaitingSMSSubmit)
+            await store.close()
+        }
+    }
+}
