@@ -21,6 +21,7 @@ let package = Package(
 
         // Pure domain: types, policies, configuration, routing, lifecycle. No C, no I/O.
         .target(name: "TandemCore"),
+        .target(name: "TandemEngine", dependencies: ["TandemCore"]),
         .target(name: "TandemStore", dependencies: ["TandemCore", "CSQLite"]),
         .target(name: "TandemHTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemHTTP"]),
@@ -28,6 +29,7 @@ let package = Package(
                           dependencies: ["TandemCore", "TandemStore", "TandemHTTP", "TandemAPI"]),
 
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
+        .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore"]),

@@ -9,7 +9,7 @@ final class RawHTTPClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, receiveTimeoutSeconds: Int = 10) throws(RawClientError) {
+    init(port: UInt16, receiveTimeoutSeconds: Int = 30) throws(RawClientError) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .connectFailed(errno: errno) }
         var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)

@@ -1,0 +1,132 @@
+import TandemCore
+
+/// The single owner of in-flight deliveries and of the timer wheel.
+///
+/// Every mutation goes through one flush loop: commands queue up while a commit is in flight, then the
+/// next batch is applied to the deliveries in memory, in arrival order, persisted in ONE store transaction
+/// (snapshots, event log, report outbox, registration invalidations), and only then acted on: timers go
+/// into the wheel and network actions to the dispatcher. A caller is answered after its batch committed,
+/// so an accepted message or a recorded receipt survives `kill -9`. If a commit fails, the batch's
+/// deliveries are restored to their state before it and every caller gets the error.
+///
+/// Time comes from the injected clock. Deadlines are absolute `Timestamp`s, rounded *up* to whole ticks in
+/// the wheel, so a timer never fires early and fires within one tick (plus the run loop's latency).
+/// Not guaranteed: fairness between deliveries within a batch, or a bound on memory (every in-flight
+/// delivery is held in memory; final ones are dropped).
+public actor Scheduler {
+    public struct Configuration: Sendable {
+        /// The wheel's tick: timer resolution and the run loop's longest sleep.
+        public var tick: Duration = .milliseconds(10)
+        public init(tick: Duration = .milliseconds(10)) { self.tick = tick }
+    }
+
+    /// A message for one recipient, routed and ready to start.
+    public struct NewDelivery: Sendable {
+        public let msisdn: MSISDN
+        public let content: MessageContent
+        public let decision: RoutingDecision
+        public let smsValidity: Duration
+
+        public init(msisdn: MSISDN, content: MessageContent, decision: RoutingDecision, smsValidity: Duration) {
+            self.msisdn = msisdn
+            self.content = content
+            self.decision = decision
+            self.smsValidity = smsValidity
+        }
+    }
+
+    /// What became of an event handed to `record`.
+    public enum EventOutcome: Sendable, Hashable {
+        /// Applied to an in-flight delivery and committed.
+        case applied
+        /// The delivery is already final: the event went to its log only.
+        case loggedAfterFinal
+    }
+
+    struct Entry {
+        var delivery: Delivery
+        let msisdn: MSISDN
+        let content: MessageContent
+    }
+
+    enum Command {
+        case start(NewDelivery, CheckedContinuation<DeliveryKey, any Error>)
+        case event(DeliveryKey, DeliveryEvent, CheckedContinuation<EventOutcome, any Error>?)
+    }
+
+    let store: any DeliveryStore
+    let dispatcher: Dispatcher
+    let clock: any SchedulerClock
+    let tickMilliseconds: Int64
+    let logger: Logger
+    var entries: [DeliveryKey: Entry] = [:]
+    var wheel: TimerWheel
+    var queue: [Command] = []
+    var flushing = false
+
+    public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,
+                configuration: Configuration = Configuration(), logger: Logger = .discarding) {
+        self.store = store
+        self.dispatcher = dispatcher
+        self.clock = clock
+        let (seconds, attoseconds) = configuration.tick.components
+        let tickMilliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        self.tickMilliseconds = tickMilliseconds
+        self.logger = logger
+        self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)))
+    }
+
+    // MARK: Commands
+
+    /// Starts deliveries; returns their keys once they are durably stored, in order.
+    public func accept(_ deliveries: [NewDelivery]) async throws -> [DeliveryKey] {
+        var keys: [DeliveryKey] = []
+        keys.reserveCapacity(deliveries.count)
+        try await withThrowingTaskGroup(of: (Int, DeliveryKey).self) { group in
+            for (index, delivery) in deliveries.enumerated() {
+                group.addTask { (index, try await self.start(delivery)) }
+            }
+            var ordered = [DeliveryKey?](repeating: nil, count: deliveries.count)
+            for try await (index, key) in group { ordered[index] = key }
+            keys = ordered.compactMap { $0 }
+        }
+        return keys
+    }
+
+    private func start(_ delivery: NewDelivery) async throws -> DeliveryKey {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.start(delivery, continuation))
+        }
+    }
+
+    /// Applies an event (receipt, provider verdict, SMS report, manual fallback) once it is committed.
+    @discardableResult
+    public func record(_ event: DeliveryEvent, for key: DeliveryKey) async throws -> EventOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.event(key, event, continuation))
+        }
+    }
+
+    /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
+    /// when `.available`, the fallback has been committed.
+    public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
+        guard let entry = entries[key] else { return .alreadyFinal }
+        let availability = entry.delivery.manualFallbackAvailability
+        guard availability == .available else { return availability }
+        try await record(.manualFallbackRequested, for: key)
+        return .available
+    }
+
+    /// The delivery's current state, while it is in flight.
+    public func delivery(for key: DeliveryKey) -> Delivery? { entries[key]?.delivery }
+
+    public var inFlightCount: Int { entries.count }
+    public var pendingTimerCount: Int { wheel.count }
+
+    func enqueue(_ command: Command) {
+        queue.append(command)
+        guard !flushing else { return }
+        flushing = true
+        Task { await self.flushLoop() }
+    }
+}
