@@ -11,90 +11,91 @@ extension Scheduler {
         flushing = false
     }
 
-    private struct Started {
-        let entry: Entry
-        let actions: [DeliveryAction]
-        let continuation: CheckedContinuation<DeliveryKey, any Error>
-    }
-
-    private struct Changed {
-        let key: DeliveryKey
-        let actions: [DeliveryAction]
-        let continuation: CheckedContinuation<EventOutcome, any Error>?
+    /// One command's share of a batch, answered once the batch committed.
+    private enum Reply {
+        case keys(CheckedContinuation<[DeliveryKey], any Error>, range: Range<Int>)
+        case outcomes(CheckedContinuation<[EventOutcome], any Error>?, [EventOutcome])
     }
 
     private func process(_ batch: [Command]) async {
         let now = clock.now()
         var inserts: [NewDeliveryRecord] = []
-        var started: [Started] = []
+        var started: [(entry: Entry, actions: [DeliveryAction])] = []
         var changes: [DeliveryChange] = []
-        var changed: [Changed] = []
+        var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool)] = []
+        var late: [(DeliveryKey, DeliveryEvent)] = []
         var before: [DeliveryKey: Entry] = [:]
-        var late: [(DeliveryKey, DeliveryEvent, CheckedContinuation<EventOutcome, any Error>?)] = []
+        var replies: [Reply] = []
 
         for command in batch {
             switch command {
-            case .start(let new, let continuation):
-                var delivery = Delivery(smsValidity: new.smsValidity)
-                let event = DeliveryEvent.routed(new.decision)
-                let actions = delivery.handle(event, now: now)
-                let entry = Entry(delivery: delivery, msisdn: new.msisdn, content: new.content)
-                inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
-                                                 at: now, effects: Self.persistedEffects(actions)))
-                started.append(Started(entry: entry, actions: actions, continuation: continuation))
-            case .event(let key, let event, let continuation):
-                guard var entry = entries[key] else {
-                    late.append((key, event, continuation))
-                    continue
+            case .start(let news, let continuation):
+                let first = started.count
+                for new in news {
+                    var delivery = Delivery(smsValidity: new.smsValidity)
+                    let event = DeliveryEvent.routed(new.decision)
+                    let actions = delivery.handle(event, now: now)
+                    inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
+                                                     at: now, effects: Self.persistedEffects(actions)))
+                    started.append((Entry(delivery: delivery, msisdn: new.msisdn, content: new.content), actions))
                 }
-                let previous = entry
-                let actions = entry.delivery.handle(event, now: now)
-                // A timer that fired where it no longer matters changed nothing: not an event worth a write.
-                if case .timerFired = event, actions.isEmpty, entry.delivery == previous.delivery {
-                    continuation?.resume(returning: .applied)
-                    continue
+                replies.append(.keys(continuation, range: first..<started.count))
+            case .events(let events, let continuation):
+                var outcomes: [EventOutcome] = []
+                for (key, event) in events {
+                    guard var entry = entries[key] else {
+                        late.append((key, event))
+                        outcomes.append(.loggedAfterFinal)
+                        continue
+                    }
+                    let previous = entry
+                    let actions = entry.delivery.handle(event, now: now)
+                    outcomes.append(.applied)
+                    // A timer that fired where it no longer matters changed nothing: not an event worth a write.
+                    if case .timerFired = event, actions.isEmpty, entry.delivery == previous.delivery { continue }
+                    if before[key] == nil { before[key] = previous }
+                    entries[key] = entry
+                    changes.append(DeliveryChange(key: key, delivery: entry.delivery, event: event, at: now,
+                                                  effects: Self.persistedEffects(actions)))
+                    var isTimer = false
+                    if case .timerFired = event { isTimer = true }
+                    changed.append((key, actions, isTimer))
                 }
-                if before[key] == nil { before[key] = previous }
-                entries[key] = entry
-                changes.append(DeliveryChange(key: key, delivery: entry.delivery, event: event, at: now,
-                                              effects: Self.persistedEffects(actions)))
-                changed.append(Changed(key: key, actions: actions, continuation: continuation))
+                replies.append(.outcomes(continuation, outcomes))
             }
         }
 
         let keys: [DeliveryKey]
         do {
             keys = inserts.isEmpty && changes.isEmpty ? [] : try await store.commit(inserts: inserts, changes: changes)
+            for (key, event) in late { try await store.appendLateEvent(event, to: key, at: now) }
         } catch {
             for (key, entry) in before { entries[key] = entry }
             logger.error("delivery commit failed", ["error": .string("\(error)"), "commands": .int(Int64(batch.count))])
-            for item in started { item.continuation.resume(throwing: error) }
-            for item in changed {
-                item.continuation?.resume(throwing: error)
-                // A timer event that could not be committed is tried again shortly.
-                if case .timerFired = changes.first(where: { $0.key == item.key })?.event { retryTimers(of: item.key, after: now) }
+            // Timer events that could not be committed are tried again shortly.
+            for item in changed where item.isTimer { retryTimers(of: item.key, after: now) }
+            for reply in replies {
+                switch reply {
+                case .keys(let continuation, _): continuation.resume(throwing: error)
+                case .outcomes(let continuation, _): continuation?.resume(throwing: error)
+                }
             }
-            for (_, _, continuation) in late { continuation?.resume(throwing: error) }
             return
         }
 
         for (item, key) in zip(started, keys) {
             if !item.entry.delivery.isFinal { entries[key] = item.entry }
             act(item.actions, key: key, entry: item.entry)
-            item.continuation.resume(returning: key)
         }
         for item in changed {
             guard let entry = entries[item.key] else { continue }
             if entry.delivery.isFinal { entries[item.key] = nil }
             act(item.actions, key: item.key, entry: entry)
-            item.continuation?.resume(returning: .applied)
         }
-        for (key, event, continuation) in late {
-            do {
-                try await store.appendLateEvent(event, to: key, at: now)
-                continuation?.resume(returning: .loggedAfterFinal)
-            } catch {
-                continuation?.resume(throwing: error)
+        for reply in replies {
+            switch reply {
+            case .keys(let continuation, let range): continuation.resume(returning: Array(keys[range]))
+            case .outcomes(let continuation, let outcomes): continuation?.resume(returning: outcomes)
             }
         }
     }

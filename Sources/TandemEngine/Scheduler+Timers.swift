@@ -35,12 +35,12 @@ extension Scheduler {
     func arm(_ kind: TimerKind, of key: DeliveryKey, at deadline: Timestamp) {
         guard deadline > clock.now() else {
             wheel.cancel(Self.timerID(key, kind))
-            enqueue(.event(key, .timerFired(kind), nil))
+            enqueue(.events([(key, .timerFired(kind))], nil))
             return
         }
         switch wheel.schedule(Self.timerID(key, kind), at: tick(atOrAfter: deadline)) {
         case .scheduled: break
-        case .alreadyDue: enqueue(.event(key, .timerFired(kind), nil))
+        case .alreadyDue: enqueue(.events([(key, .timerFired(kind))], nil))
         }
     }
 
@@ -58,13 +58,10 @@ extension Scheduler {
     public func fireDueTimers() async throws -> Int {
         let fired = wheel.advance(to: tick(containing: clock.now()))
         guard !fired.isEmpty else { return 0 }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for id in fired {
-                let (key, kind) = Self.decode(id)
-                group.addTask { try await self.record(.timerFired(kind), for: key) }
-            }
-            try await group.waitForAll()
-        }
+        _ = try await record(fired.map { id in
+            let (key, kind) = Self.decode(id)
+            return (key, DeliveryEvent.timerFired(kind))
+        })
         return fired.count
     }
 

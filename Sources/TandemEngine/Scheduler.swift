@@ -49,9 +49,10 @@ public actor Scheduler {
         let content: MessageContent
     }
 
+    /// Work for the flush loop; a batch travels as one command and is answered with one continuation.
     enum Command {
-        case start(NewDelivery, CheckedContinuation<DeliveryKey, any Error>)
-        case event(DeliveryKey, DeliveryEvent, CheckedContinuation<EventOutcome, any Error>?)
+        case start([NewDelivery], CheckedContinuation<[DeliveryKey], any Error>)
+        case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
     }
 
     let store: any DeliveryStore
@@ -80,30 +81,23 @@ public actor Scheduler {
 
     /// Starts deliveries; returns their keys once they are durably stored, in order.
     public func accept(_ deliveries: [NewDelivery]) async throws -> [DeliveryKey] {
-        var keys: [DeliveryKey] = []
-        keys.reserveCapacity(deliveries.count)
-        try await withThrowingTaskGroup(of: (Int, DeliveryKey).self) { group in
-            for (index, delivery) in deliveries.enumerated() {
-                group.addTask { (index, try await self.start(delivery)) }
-            }
-            var ordered = [DeliveryKey?](repeating: nil, count: deliveries.count)
-            for try await (index, key) in group { ordered[index] = key }
-            keys = ordered.compactMap { $0 }
-        }
-        return keys
-    }
-
-    private func start(_ delivery: NewDelivery) async throws -> DeliveryKey {
-        try await withCheckedThrowingContinuation { continuation in
-            enqueue(.start(delivery, continuation))
+        guard !deliveries.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            enqueue(.start(deliveries, continuation))
         }
     }
 
     /// Applies an event (receipt, provider verdict, SMS report, manual fallback) once it is committed.
     @discardableResult
     public func record(_ event: DeliveryEvent, for key: DeliveryKey) async throws -> EventOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            enqueue(.event(key, event, continuation))
+        try await record([(key, event)])[0]
+    }
+
+    /// Applies several events in order, committed together.
+    public func record(_ events: [(DeliveryKey, DeliveryEvent)]) async throws -> [EventOutcome] {
+        guard !events.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            enqueue(.events(events, continuation))
         }
     }
 

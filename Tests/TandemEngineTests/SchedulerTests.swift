@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import TandemCore
@@ -201,6 +202,27 @@ struct SchedulerTests {
         #expect(second.push.sent.map(\.key) == [pushKey])
         #expect(await second.scheduler.delivery(for: pushKey)?.devices[Self.d1]?.accepted == true)
         first.push.release()
+    }
+
+    @Test("a batch of 1,000 recipients is committed together and answered with its keys in order")
+    func largeBatch() async throws {
+        let h = Harness()
+        let plan = PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.critical, smsAllowed: true)
+        let batch = (0..<1_000).map { index in
+            Scheduler.NewDelivery(msisdn: MSISDN("+3161\(String(format: "%07d", index))")!, content: Self.content,
+                                  decision: index.isMultiple(of: 2) ? .push(plan) : .reject(.noSupportedChannel), smsValidity: .seconds(60))
+        }
+        let keys = try await h.scheduler.accept(batch)
+        await h.dispatcher.waitUntilIdle()
+        #expect(keys.count == 1_000)
+        #expect(keys == keys.sorted())
+        #expect(Set(keys).count == 1_000)
+        #expect(h.push.sent.count == 500)
+        #expect(h.store.reports(for: keys[1]) == [.rejected])
+        #expect(await h.scheduler.inFlightCount == 500)
+        #expect(await h.scheduler.pendingTimerCount == 1_000)   // two 30 s timers per pushed delivery
+        try await h.advance(to: 30)
+        #expect(h.sms.sent.count == 500)
     }
 
     @Test("the run loop fires timers as the clock reaches them")
