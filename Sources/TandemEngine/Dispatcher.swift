@@ -27,23 +27,8 @@ public final class Dispatcher: Sendable {
         self.sms = sms
     }
 
-    /// What the dispatcher needs to know about a delivery to act on it.
-    public struct Context: Sendable {
-        public let key: DeliveryKey
-        public let msisdn: MSISDN
-        public let content: MessageContent
-        public let smsValidity: Duration
-
-        public init(key: DeliveryKey, msisdn: MSISDN, content: MessageContent, smsValidity: Duration) {
-            self.key = key
-            self.msisdn = msisdn
-            self.content = content
-            self.smsValidity = smsValidity
-        }
-    }
-
     /// Starts the network actions among `actions`; everything else is the scheduler's or the store's.
-    public func dispatch(_ actions: [DeliveryAction], context: Context, deliver: @escaping Deliver) {
+    public func dispatch(_ actions: [DeliveryAction], for context: StoredDelivery, deliver: @escaping Deliver) {
         for action in actions {
             switch action {
             case .sendPush(let targets, let policy):
@@ -52,7 +37,7 @@ public final class Dispatcher: Sendable {
                 startPush(request, deliver: deliver)
             case .sendSMS:
                 let request = SMSRequest(key: context.key, msisdn: context.msisdn, content: context.content,
-                                         validity: context.smsValidity)
+                                         validity: context.delivery.smsValidity)
                 startSMS(request, deliver: deliver)
             case .terminatePush:
                 let task = state.withLock { $0.pushTasks.removeValue(forKey: context.key) }

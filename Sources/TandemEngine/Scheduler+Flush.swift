@@ -20,7 +20,7 @@ extension Scheduler {
     private func process(_ batch: [Command]) async {
         let now = clock.now()
         var inserts: [NewDeliveryRecord] = []
-        var started: [(entry: Entry, actions: [DeliveryAction])] = []
+        var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes: [DeliveryChange] = []
         var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool)] = []
         var late: [(DeliveryKey, DeliveryEvent)] = []
@@ -37,7 +37,7 @@ extension Scheduler {
                     let actions = delivery.handle(event, now: now)
                     inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
                                                      at: now, effects: Self.persistedEffects(actions)))
-                    started.append((Entry(delivery: delivery, msisdn: new.msisdn, content: new.content), actions))
+                    started.append((new, delivery, actions))
                 }
                 replies.append(.keys(continuation, range: first..<started.count))
             case .events(let events, let continuation):
@@ -84,8 +84,9 @@ extension Scheduler {
         }
 
         for (item, key) in zip(started, keys) {
-            if !item.entry.delivery.isFinal { entries[key] = item.entry }
-            act(item.actions, key: key, entry: item.entry)
+            let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
+            if !entry.delivery.isFinal { entries[key] = entry }
+            act(item.actions, key: key, entry: entry)
         }
         for item in changed {
             guard let entry = entries[item.key] else { continue }
@@ -125,9 +126,7 @@ extension Scheduler {
                 break
             }
         }
-        let context = Dispatcher.Context(key: key, msisdn: entry.msisdn, content: entry.content,
-                                         smsValidity: entry.delivery.smsValidity)
-        dispatcher.dispatch(actions, context: context) { [weak self] event, key in
+        dispatcher.dispatch(actions, for: entry) { [weak self] event, key in
             guard let self else { return }
             do {
                 try await self.record(event, for: key)

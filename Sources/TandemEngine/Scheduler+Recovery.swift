@@ -26,7 +26,7 @@ extension Scheduler {
         let now = clock.now()
         _ = wheel.advance(to: tick(containing: now))  // the wheel is empty: this only moves its clock
         for item in stored {
-            let entry = Entry(delivery: item.delivery, msisdn: item.msisdn, content: item.content)
+            let entry = item
             entries[item.key] = entry
             report.deliveries += 1
             for (kind, deadline) in item.delivery.timers {

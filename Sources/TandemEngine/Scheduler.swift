@@ -43,11 +43,7 @@ public actor Scheduler {
         case loggedAfterFinal
     }
 
-    struct Entry {
-        var delivery: Delivery
-        let msisdn: MSISDN
-        let content: MessageContent
-    }
+    typealias Entry = StoredDelivery
 
     /// Work for the flush loop; a batch travels as one command and is answered with one continuation.
     enum Command {

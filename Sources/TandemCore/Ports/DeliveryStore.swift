@@ -62,12 +62,13 @@ public struct PersistedEffects: Sendable, Hashable {
     }
 }
 
-/// An in-flight delivery as loaded at start-up.
+/// An in-flight delivery with what acting on it needs: as loaded at start-up, as the scheduler holds it,
+/// and as the dispatcher receives it.
 public struct StoredDelivery: Sendable {
     public let key: DeliveryKey
     public let msisdn: MSISDN
     public let content: MessageContent
-    public let delivery: Delivery
+    public var delivery: Delivery
 
     public init(key: DeliveryKey, msisdn: MSISDN, content: MessageContent, delivery: Delivery) {
         self.key = key
