@@ -35,3 +35,6 @@ kill -TERM "$server"; wait "$server" || true
 echo
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 "$bin" bench store --directory "$work"
+echo
+echo "== (3) timers: hierarchical timer wheel beside a binary heap (tandem bench timers)"
+"$bin" bench timers 2> /dev/null

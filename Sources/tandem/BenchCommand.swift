@@ -4,10 +4,14 @@ import Foundation
 struct BenchCommand {
     static let usage = """
         usage: tandem bench store [--rows N] [--reference-rows N] [--writers N] [--directory PATH]
+               tandem bench timers [--quick yes]
 
         store   group-commit durable rows/s with N concurrent waiting writers (default 64), beside
                 single-row transactions in the same run, for synchronous=normal and =full. Writes fresh
                 SQLite files under --directory (default: a new temporary directory).
+        timers  the timer wheel beside a binary-heap reference: schedule+cancel ns/op at 1k, 1M and 10M
+                pending, bytes per pending timer, and firing lateness for 1M timers over ~10 s on the real
+                clock (about 1.5 minutes; --quick yes for a smaller smoke run).
 
         `make bench` runs this and the HTTP benchmark (wrk against `tandem serve`).
 
@@ -16,9 +20,17 @@ struct BenchCommand {
     let arguments: [String]
 
     func run() async throws {
-        guard let parsed = try Arguments.parse(arguments, known: ["rows", "reference-rows", "writers", "directory"], usage: Self.usage) else { return }
-        let words = try parsed.expectPositional(1, usage: "tandem bench store [--rows N] [--writers N]")
-        guard words[0] == "store" else { throw CommandFailure(.usage, "unknown benchmark \"\(words[0])\"\n\(Self.usage)") }
+        guard let parsed = try Arguments.parse(arguments, known: ["rows", "reference-rows", "writers", "directory", "quick"], usage: Self.usage) else { return }
+        let words = try parsed.expectPositional(1, usage: "tandem bench store|timers [options]")
+        switch words[0] {
+        case "store": break
+        case "timers":
+            let report = runTimerBenchmark(quick: parsed.option("quick") == "yes") { line in ProcessIO.writeError("… \(line)\n") }
+            ProcessIO.writeOutput(report + "\n")
+            return
+        default:
+            throw CommandFailure(.usage, "unknown benchmark \"\(words[0])\"\n\(Self.usage)")
+        }
         let rows = try parsed.integer("rows", in: 1_000...100_000_000, default: 200_000)
         let referenceRows = try parsed.integer("reference-rows", in: 100...10_000_000, default: 20_000)
         let writers = try parsed.integer("writers", in: 1...10_000, default: 64)
