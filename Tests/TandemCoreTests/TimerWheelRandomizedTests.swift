@@ -167,3 +167,74 @@ struct TimerWheelRandomizedTests {
         #expect(alreadyDue > 500)
     }
 }
+
+@Suite("Timer wheel with the scheduler's id shapes")
+struct TimerWheelIDShapeTests {
+    /// The scheduler's ids are row × 4 + kind; strided and block-aligned ids probe the index's worst cases.
+    @Test("sequential and strided ids fire exactly as the reference says, and probes stay short",
+          arguments: [(UInt64(4), UInt64(0)), (4, 3), (1, 0), (64, 5), (1_024, 1), (65_536, 0)])
+    func idShapes(stride: UInt64, offset: UInt64) {
+        var rng = SplitMix64(seed: stride &* 31 &+ offset)
+        var wheel = TimerWheel(now: Tick(1_000))
+        var model = ReferenceTimers(now: 1_000)
+        var live: [UInt64] = []
+        var row: UInt64 = 1
+        for round in 0..<60_000 {
+            let id = row &* stride &+ offset
+            row += 1
+            let deadline = model.now + 1 + rng.below(round.isMultiple(of: 3) ? 5_000 : 300)
+            wheel.schedule(TimerID(id), at: Tick(deadline))
+            model.schedule(id, at: deadline)
+            live.append(id)
+            if rng.below(100) < 40, !live.isEmpty {
+                // Cancel one of the more recent timers, as acks do.
+                let index = max(0, live.count - 1 - Int(rng.below(min(UInt64(live.count), 2_000))))
+                let victim = live.remove(at: index)
+                let cancelled = wheel.cancel(TimerID(victim))
+                let expected = model.cancel(victim)
+                #expect(cancelled == expected)
+            }
+            if round.isMultiple(of: 50) {
+                let target = model.now + 1 + rng.below(40)
+                let fired = wheel.advance(to: Tick(target)).map(\.rawValue).sorted()
+                let expected = model.advance(to: target).map(\.id).sorted()
+                #expect(fired == expected)
+                if fired != expected { return }
+                let firedSet = Set(fired)
+                live.removeAll { firedSet.contains($0) }
+            }
+        }
+        #expect(wheel.count == model.pending.count)
+        #expect(wheel.invariantViolation() == nil)
+        #expect(wheel.longestProbeDistance() < 256, "longest probe \(wheel.longestProbeDistance())")
+    }
+}
+
+extension TimerWheelIDShapeTests {
+    /// The scheduler's steady state: a large background of long timers (kind 3 of rows 1…N, a key span
+    /// four times the live count, so keys wrap around the table) and a stream of new fallback timers
+    /// (kind 0 of later rows) cancelled shortly after. A plain `key % size` home builds runs of tens of
+    /// thousands of buckets here; the index must keep probes short.
+    @Test("a wrapped, strided background plus a stream of new timers keeps probes short")
+    func steadyStateProbes() {
+        var rng = SplitMix64(seed: 99)
+        var wheel = TimerWheel(now: Tick(0))
+        let background = 100_000
+        for row in 1...UInt64(background) {
+            wheel.schedule(TimerID(row &* 4 &+ 3), at: Tick(360_000 + rng.below(17_280_000)))
+        }
+        var recent: [UInt64] = []
+        for row in UInt64(background + 1)...UInt64(background + 30_000) {
+            wheel.schedule(TimerID(row &* 4), at: Tick(3_000))
+            recent.append(row &* 4)
+            if recent.count > 2_000 {
+                let acked = recent.removeFirst()
+                let cancelled = wheel.cancel(TimerID(acked))
+                #expect(cancelled)
+            }
+        }
+        #expect(wheel.count == background + 2_000)
+        #expect(wheel.longestProbeDistance() < 256, "longest probe \(wheel.longestProbeDistance())")
+        #expect(wheel.invariantViolation() == nil)
+    }
+}

@@ -24,12 +24,26 @@ extension TimerWheel {
         storage.tableSize
     }
 
-    /// First bucket to probe for `key`: a multiplicative hash mapped onto the table by its high
-    /// bits (multiply-shift range reduction, so the size need not be a power of two).
+    /// First bucket to probe for `key`: blocks of 64 consecutive keys stay together, and the blocks are
+    /// scattered by a multiplicative hash (multiply-shift range reduction, so the size need not be a
+    /// power of two).
+    ///
+    /// Locality-preserving on purpose: the scheduler's ids are sequential (delivery row id × 4 + kind), so
+    /// timers scheduled close together share a block, and an op touches memory it touched recently instead
+    /// of a random cache line (see `tandem bench timers`, production pattern). Scattering whole blocks keeps
+    /// strided or clustered ids from forming the long linear-probing runs a plain `key % size` builds
+    /// (measured: 6 µs/op at 1M with stride-4 ids). Random 64-bit ids spread uniformly (the randomized
+    /// tests use them). Not guaranteed: short probes for ids chosen to collide.
     @inline(__always)
     static func home(_ key: UInt64, tableSize: Int) -> Int {
-        let mixed = (key ^ (key >> 32)) &* hashMultiplier
-        return Int(truncatingIfNeeded: mixed.multipliedFullWidth(by: UInt64(tableSize)).high)
+        let blocks = UInt64(tableSize) >> 6
+        guard blocks > 1 else {
+            let mixed = (key ^ (key >> 32)) &* hashMultiplier
+            return Int(truncatingIfNeeded: mixed.multipliedFullWidth(by: UInt64(tableSize)).high)
+        }
+        let block = ((key >> 6) ^ (key >> 38)) &* hashMultiplier
+        let first = block.multipliedFullWidth(by: blocks).high << 6
+        return Int(truncatingIfNeeded: first | (key & 63))
     }
 
     /// The bucket holding `key` and whether it was found; if absent, the empty bucket that ended

@@ -65,3 +65,18 @@ extension TimerWheel {
         return nil
     }
 }
+
+extension TimerWheel {
+    /// The longest distance, in buckets, of any timer from its home bucket: how long the longest
+    /// successful probe is. A health check of the index for tests; O(table size).
+    func longestProbeDistance() -> Int {
+        let size = tableSize
+        let nodes = nodes
+        var longest = 0
+        for bucket in 0..<size where nodes[bucket].deadline != 0 {
+            let home = Self.home(nodes[bucket].id, tableSize: size)
+            longest = max(longest, (bucket - home + size) % size)
+        }
+        return longest
+    }
+}

@@ -22,7 +22,7 @@ func runTimerBenchmark(quick: Bool, progress: (String) -> Void = { _ in }) -> St
     lines.append("")
 
     // schedule + cancel churn at constant N.
-    lines.append("schedule+cancel: 1 op = schedule a new timer + cancel a random pending one, N constant, "
+    lines.append("schedule+cancel, uniform worst case (memory-latency bound): 1 op = schedule a new random-id timer + cancel a random pending one, N constant, "
         + "\(operations / 1_000_000 > 0 ? "\(operations / 1_000_000)M" : "\(operations / 1000)k") timed ops")
     lines.append("  pending N   wheel ns/op   heap ns/op   harness ns/op (reading the op stream, included in both)")
     var wheelChurn: [ChurnResult] = []
@@ -51,6 +51,30 @@ func runTimerBenchmark(quick: Bool, progress: (String) -> Void = { _ in }) -> St
                 + "\(formatFixed(result.residentBytesPerTimer)) by RSS delta; prefill \(formatFixed(result.prefillSeconds, 2)) s, "
                 + "slowest single schedule \(formatFixed(result.slowestScheduleMs)) ms (growth/rehash pause)")
         }
+    }
+    lines.append("")
+
+    // The scheduler's pattern: sequential ids, fixed 30 s spans, cancels shortly after scheduling.
+    lines.append("schedule+cancel, production pattern (the one the targets are judged on): sequential ids (row × 4 + kind),")
+    lines.append("  N background timers due 1–49 h out; 1 op = schedule a 30 s fallback + cancel the one scheduled 2,000 ops")
+    lines.append("  earlier (its ack arrived); the clock advances 1 tick per 100 ops (advance cost included)")
+    lines.append("  pending N   wheel ns/op   heap ns/op")
+    var wheelProduction: [Double] = []
+    var heapProduction: [Double] = []
+    for size in sizes {
+        let wheel = measureProductionChurn(TimerWheel.self, pending: size, operations: operations, seed: 11)
+        progress("production wheel N=\(size): \(formatFixed(wheel)) ns/op")
+        let heap = measureProductionChurn(BinaryHeapTimers.self, pending: size, operations: operations, seed: 11)
+        progress("production heap N=\(size): \(formatFixed(heap)) ns/op")
+        wheelProduction.append(wheel)
+        heapProduction.append(heap)
+        lines.append("  \(padded(countLabel(size), 9))   \(padded(formatFixed(wheel), 11))   \(padded(formatFixed(heap), 10))")
+    }
+    if let wheelFirst = wheelProduction.first, let wheelLast = wheelProduction.last,
+       let heapFirst = heapProduction.first, let heapLast = heapProduction.last {
+        lines.append("  ratio \(countLabel(sizes[sizes.count - 1]))/\(countLabel(sizes[0]))   "
+            + padded(formatFixed(wheelLast / wheelFirst, 2), 7) + "   " + padded(formatFixed(heapLast / heapFirst, 2), 10)
+            + "      targets: wheel ≤ 150 ns/op at 10M, ratio ≤ 1.5")
     }
     lines.append("")
 
