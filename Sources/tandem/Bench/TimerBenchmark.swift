@@ -55,7 +55,7 @@ func runTimerBenchmark(quick: Bool, progress: (String) -> Void = { _ in }) -> St
     lines.append("")
 
     // The scheduler's pattern: sequential ids, fixed 30 s spans, cancels shortly after scheduling.
-    lines.append("schedule+cancel, production pattern (the one the targets are judged on): sequential ids (row × 4 + kind),")
+    lines.append("schedule+cancel, production pattern (the scheduler's own access pattern): sequential ids (row × 4 + kind),")
     lines.append("  N background timers due 1–49 h out; 1 op = schedule a 30 s fallback + cancel the one scheduled 2,000 ops")
     lines.append("  earlier (its ack arrived); the clock advances 1 tick per 100 ops (advance cost included)")
     lines.append("  pending N   wheel ns/op   heap ns/op")
