@@ -1,24 +1,12 @@
 /// An app install's registration id, issued by `POST /v1.0/deviceregistrations` and sent back by the SDK in
 /// the `DeviceID` header.
-public struct DeviceID: GUIDIdentifier, CustomStringConvertible, Codable {
+public struct DeviceID: GUIDIdentifier, CustomStringConvertible, TextCodable {
     public let guid: GUID
 
     public init(_ guid: GUID) { self.guid = guid }
 
     public var description: String { guid.text }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let guid = GUID(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a device id: \(text)"))
-        }
-        self.guid = guid
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(guid.text)
-    }
 }
 
 /// Dictionaries keyed by device encode as JSON objects (`{"<device id>": …}`), not as flat arrays.

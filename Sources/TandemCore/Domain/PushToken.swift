@@ -2,25 +2,12 @@
 ///
 /// Only basic sanity is checked here (1–4,096 printable ASCII characters, no spaces); the provider-specific
 /// patterns are checked where registrations are accepted.
-public struct PushToken: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct PushToken: Sendable, Hashable, TextCodable, CustomStringConvertible {
     public let text: String
 
     public init?(_ text: String) {
         guard (1...4_096).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         self.text = text
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let token = PushToken(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a push token"))
-        }
-        self = token
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
     }
 
     /// Tokens address one device: logs show only the first eight characters.

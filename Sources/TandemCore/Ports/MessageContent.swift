@@ -16,17 +16,4 @@ public struct MessageContent: Sendable, Hashable, Codable {
     }
 }
 
-extension GUID: Codable {
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let guid = GUID(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a GUID: \(text)"))
-        }
-        self = guid
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
-}
+extension GUID: TextCodable {}
