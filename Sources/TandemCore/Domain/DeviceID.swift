@@ -6,7 +6,6 @@ public struct DeviceID: GUIDIdentifier, CustomStringConvertible, TextCodable {
     public init(_ guid: GUID) { self.guid = guid }
 
     public var description: String { guid.text }
-
 }
 
 /// Dictionaries keyed by device encode as JSON objects (`{"<device id>": …}`), not as flat arrays.
