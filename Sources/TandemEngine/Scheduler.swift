@@ -17,7 +17,13 @@ public actor Scheduler {
     public struct Configuration: Sendable {
         /// The wheel's tick: timer resolution and the run loop's longest sleep.
         public var tick: Duration = .milliseconds(10)
-        public init(tick: Duration = .milliseconds(10)) { self.tick = tick }
+        /// Timers to make room for up front, so the wheel's index never pauses to grow below this count
+        /// (growing at 10M pending takes ~150 ms inside one schedule; presized, the slowest is ~2 ms).
+        public var expectedTimers: Int = 0
+        public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0) {
+            self.tick = tick
+            self.expectedTimers = expectedTimers
+        }
     }
 
     /// A message for one recipient, routed and ready to start.
@@ -70,7 +76,8 @@ public actor Scheduler {
         let tickMilliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
         self.tickMilliseconds = tickMilliseconds
         self.logger = logger
-        self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)))
+        self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)),
+                                capacity: max(0, configuration.expectedTimers))
     }
 
     // MARK: Commands

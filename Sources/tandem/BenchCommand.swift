@@ -25,7 +25,7 @@ struct BenchCommand {
         switch words[0] {
         case "store": break
         case "timers":
-            let report = runTimerBenchmark(quick: parsed.option("quick") == "yes") { line in ProcessIO.writeError("… \(line)\n") }
+            let report = runTimerBenchmark(quick: parsed.option("quick") == "yes")
             ProcessIO.writeOutput(report + "\n")
             return
         default:

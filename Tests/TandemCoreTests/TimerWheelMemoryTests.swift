@@ -9,11 +9,11 @@ struct TimerWheelMemoryTests {
         var wheel = TimerWheel(now: .zero, capacity: preallocated)
         var rng = SplitMix64(seed: 64)
         var worst = 0.0
-        var lastCapacity = wheel.tableCapacity
+        var lastCapacity = wheel.indexCapacity
         let hour: UInt64 = 360_000 // at 10 ms ticks
         while wheel.count < 1_000_000 {
             wheel.schedule(TimerID(rng.next()), at: Tick(1 + rng.below(hour)))
-            let capacity = wheel.tableCapacity
+            let capacity = wheel.indexCapacity
             if capacity != lastCapacity && wheel.count >= 100_000 {
                 // Just after a growth step: the worst moment for bytes per timer.
                 worst = max(worst, Double(wheel.storageBytes) / Double(wheel.count))
@@ -26,9 +26,10 @@ struct TimerWheelMemoryTests {
         #expect(wheel.invariantViolation() == nil)
     }
 
-    @Test("node layout is 24 bytes")
+    @Test("node layout is 24 bytes, an index bin one 64-byte line")
     func nodeSize() {
         #expect(MemoryLayout<TimerWheel.Node>.stride == 24)
+        #expect(TimerWheel.binBytes == 64)
     }
 
     @Test("slot lists give memory back as their timers are cancelled")
@@ -41,10 +42,10 @@ struct TimerWheelMemoryTests {
         for index in 0..<199_000 as Range<UInt64> {
             wheel.cancel(TimerID(index))
         }
-        // The table keeps its size (documented); the list entries (4–8 B per timer) are freed.
-        let tableBytes = wheel.tableCapacity * MemoryLayout<TimerWheel.Node>.stride
-        #expect(wheel.storageBytes - tableBytes < 100_000)
-        #expect(full - tableBytes > 800_000)
+        // Slab and index keep their size (documented); the list entries (4–8 B per timer) are freed.
+        let fixed = wheel.storage.nodeAndIndexBytes
+        #expect(wheel.storageBytes - fixed < 100_000)
+        #expect(full - fixed > 800_000)
         #expect(wheel.invariantViolation() == nil)
     }
 }

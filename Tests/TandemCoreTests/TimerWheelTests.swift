@@ -253,13 +253,14 @@ struct TimerWheelTests {
         #expect(fired == (0..<10_000).map { TimerID($0) })
     }
 
-    @Test("cancelled timers free their buckets: churn at constant count never grows the table")
+    @Test("cancelled timers free their nodes: churn at constant count grows neither the index nor the slab")
     func churnKeepsTableSize() {
         var wheel = TimerWheel(now: .zero)
         for index in 0..<1000 as Range<UInt64> {
             wheel.schedule(TimerID(index), at: Tick(10 + index))
         }
-        let capacity = wheel.tableCapacity
+        let capacity = wheel.indexCapacity
+        let slab = wheel.slabHighWater
         for round in 1...20 as ClosedRange<UInt64> {
             for index in 0..<1000 as Range<UInt64> {
                 wheel.cancel(TimerID(index + (round - 1) * 1000))
@@ -267,7 +268,8 @@ struct TimerWheelTests {
             }
         }
         #expect(wheel.count == 1000)
-        #expect(wheel.tableCapacity == capacity)
+        #expect(wheel.indexCapacity == capacity)
+        #expect(wheel.slabHighWater == slab)
         #expect(wheel.invariantViolation() == nil)
     }
 
@@ -293,11 +295,11 @@ struct TimerWheelTests {
     @Test("a presized wheel does not grow up to its capacity")
     func presized() {
         var wheel = TimerWheel(now: .zero, capacity: 50_000)
-        let size = wheel.tableCapacity
+        let size = wheel.indexCapacity
         for index in 0..<50_000 as Range<UInt64> {
             wheel.schedule(TimerID(index &* 0x9E37_79B9), at: Tick(1 + index % 7000))
         }
-        #expect(wheel.tableCapacity == size)
+        #expect(wheel.indexCapacity == size)
         #expect(wheel.invariantViolation() == nil)
     }
 

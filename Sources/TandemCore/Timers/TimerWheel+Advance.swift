@@ -66,20 +66,19 @@ extension TimerWheel {
         return nil
     }
 
-    /// Fires every timer in a level-0 list (all share the deadline `elapsed`). The list stays
-    /// in place while its nodes leave the table, because freeing a bucket may move a later node
-    /// of this same list, and that rewrites the node's entry here.
+    /// Fires every timer in a level-0 list (all share the deadline `elapsed`): each leaves the
+    /// index and returns its node to the free list before `fire` sees it.
     mutating func fireList(_ list: UInt32, _ fire: (TimerID, Tick) -> Void) {
         let slot = Int(list)
         let deadline = Tick(elapsed)
-        var position = 0
-        while position < lists[slot].count {
-            let node = lists[slot].base[position]
-            let id = nodes[Int(node)].id
-            removeBucket(node)
+        let entries = lists[slot]
+        for position in 0..<entries.count {
+            let node = entries.base[position]
+            let id = nodeAt(node).pointee.id
+            unindex(node, key: id)
+            freeNode(node)
             count -= 1
             fire(TimerID(id), deadline)
-            position += 1
         }
         clearList(slot)
     }
@@ -99,10 +98,9 @@ extension TimerWheel {
             targets.deallocate()
             taken.base.deallocate()
         }
-        let nodes = nodes
         let now = elapsed
         for position in 0..<taken.count {
-            targets[position] = Self.listIndex(deadline: nodes[Int(taken.base[position])].deadline, elapsed: now)
+            targets[position] = Self.listIndex(deadline: nodeAt(taken.base[position]).pointee.deadline, elapsed: now)
         }
         var perTarget = [Int](repeating: 0, count: Self.listCount)
         perTarget.withUnsafeMutableBufferPointer { counts in
@@ -115,7 +113,7 @@ extension TimerWheel {
         }
         for position in 0..<taken.count {
             let node = taken.base[position]
-            link(node, deadline: nodes[Int(node)].deadline, into: targets[position])
+            link(node, deadline: nodeAt(node).pointee.deadline, into: targets[position])
         }
     }
 
@@ -131,7 +129,7 @@ extension TimerWheel {
         // `listMin` may be stale after cancellations: find the exact earliest deadline.
         var earliest = UInt64.max
         for position in 0..<overflow.count {
-            earliest = min(earliest, nodes[Int(overflow.base[position])].deadline)
+            earliest = min(earliest, nodeAt(overflow.base[position]).pointee.deadline)
         }
         listMin[slot] = earliest
         let blockStart = Self.wheelBlockStart(earliest)

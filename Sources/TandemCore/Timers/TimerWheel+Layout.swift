@@ -61,11 +61,10 @@ extension TimerWheel {
 
     /// Where `id` currently sits, or `nil` if not pending; for tests and diagnostics. O(list).
     func placement(of id: TimerID) -> Placement? {
-        let (node, found) = probe(id.rawValue)
-        if !found {
+        guard let node = find(id.rawValue) else {
             return nil
         }
-        let list = nodes[Int(node)].list
+        let list = nodeAt(node).pointee.list
         if list == Self.overflowList {
             return .overflow
         }

@@ -6,7 +6,7 @@ extension TimerWheel {
     /// Appends `node` to the list its deadline belongs to at the current `elapsed`.
     @inline(__always)
     mutating func link(_ node: UInt32) {
-        let when = nodes[Int(node)].deadline
+        let when = nodeAt(node).pointee.deadline
         link(node, deadline: when, into: Self.listIndex(deadline: when, elapsed: elapsed))
     }
 
@@ -20,8 +20,8 @@ extension TimerWheel {
         }
         lists[slot].base[position] = node
         lists[slot].count = position &+ 1
-        nodes[Int(node)].list = list
-        nodes[Int(node)].position = UInt32(truncatingIfNeeded: position)
+        nodeAt(node).pointee.list = list
+        nodeAt(node).pointee.position = UInt32(truncatingIfNeeded: position)
         if list != Self.overflowList {
             occupied[slot >> 6] |= UInt64(1) << UInt64(slot & 63)
         }
@@ -34,13 +34,14 @@ extension TimerWheel {
     /// memory back when the list is less than half full.
     @inline(__always)
     mutating func unlink(_ node: UInt32) {
-        let slot = Int(nodes[Int(node)].list)
-        let position = Int(nodes[Int(node)].position)
+        let entry = nodeAt(node)
+        let slot = Int(entry.pointee.list)
+        let position = Int(entry.pointee.position)
         let last = lists[slot].count &- 1
         if position != last {
             let moved = lists[slot].base[last]
             lists[slot].base[position] = moved
-            nodes[Int(moved)].position = UInt32(truncatingIfNeeded: position)
+            nodeAt(moved).pointee.position = UInt32(truncatingIfNeeded: position)
         }
         lists[slot].count = last
         let capacity = lists[slot].capacity
@@ -88,7 +89,7 @@ extension TimerWheel {
         }
     }
 
-    /// Empties a list whose nodes have already been removed from the table.
+    /// Empties a list whose nodes have already been freed.
     mutating func clearList(_ slot: Int) {
         if lists[slot].capacity > 8 * ListBuffer.minimumCapacity {
             lists[slot].base.deallocate()

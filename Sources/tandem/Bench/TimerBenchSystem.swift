@@ -5,7 +5,10 @@ import Darwin
 #endif
 
 /// Process-level helpers for the benchmark (the library itself never touches clocks or /proc).
-enum BenchSystem {
+enum TimerBenchSystem {
+    /// Timed segments per benchmark cell (the cell reports their median).
+    static let segments = 3
+
     /// CLOCK_MONOTONIC in nanoseconds.
     static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()
@@ -88,7 +91,7 @@ enum BenchSystem {
 }
 
 /// Deterministic generator for the benchmark's deadlines and ids.
-struct BenchRandom {
+struct TimerBenchRandom {
     var state: UInt64
 
     mutating func next() -> UInt64 {
@@ -109,8 +112,14 @@ struct BenchRandom {
     }
 }
 
+/// Median of unsorted values (0 for none).
+func timerMedian(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
 /// Percentile of a sorted array (nearest rank).
-func percentile<T>(_ sorted: [T], _ fraction: Double) -> T? {
+func timerPercentile<T>(_ sorted: [T], _ fraction: Double) -> T? {
     if sorted.isEmpty {
         return nil
     }
@@ -118,7 +127,7 @@ func percentile<T>(_ sorted: [T], _ fraction: Double) -> T? {
     return sorted[rank]
 }
 
-func formatFixed(_ value: Double, _ digits: Int = 1) -> String {
+func timerFormatFixed(_ value: Double, _ digits: Int = 1) -> String {
     var scale = 1.0
     for _ in 0..<digits {
         scale *= 10
@@ -136,6 +145,22 @@ func formatFixed(_ value: Double, _ digits: Int = 1) -> String {
     return text
 }
 
-func padded(_ text: String, _ width: Int) -> String {
+func timerPadded(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+}
+
+/// `text` followed by spaces up to `width` characters (left-aligned column).
+func timerPaddedRight(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+
+/// "1k", "10M", or the plain number.
+func timerCountLabel(_ count: Int) -> String {
+    if count >= 1_000_000 && count % 1_000_000 == 0 {
+        return "\(count / 1_000_000)M"
+    }
+    if count >= 1000 && count % 1000 == 0 {
+        return "\(count / 1000)k"
+    }
+    return String(count)
 }

@@ -4,7 +4,7 @@
 /// knows its heap position, so cancel and reschedule remove/re-key in O(log n) without lazy
 /// tombstones (a lazy-cancellation heap would make cancel O(1) but grow without bound under the
 /// benchmark's churn). Same semantics as `TimerWheel`: deadlines ≤ now are not kept.
-struct BinaryHeapTimers {
+struct TimerBinaryHeap {
     struct Entry {
         var deadline: UInt64
         var handle: UInt32
@@ -19,8 +19,17 @@ struct BinaryHeapTimers {
     private var freeHandles: [UInt32] = []
     private var handles: [UInt64: UInt32] = [:]
 
-    init(now: UInt64) {
+    /// An empty heap at `now`; `capacity` reserves room for that many timers up front (the
+    /// arrays and the dictionary then do not grow until it is exceeded).
+    init(now: UInt64, capacity: Int = 0) {
         self.now = now
+        if capacity > 0 {
+            heap.reserveCapacity(capacity)
+            position.reserveCapacity(capacity)
+            ids.reserveCapacity(capacity)
+            freeHandles.reserveCapacity(capacity)
+            handles.reserveCapacity(capacity)
+        }
     }
 
     var count: Int {

@@ -2,9 +2,10 @@ import TandemCore
 
 /// The operations the benchmark drives, so one generic (specialised) loop measures both the
 /// wheel and the heap reference. Times are raw ticks, ids raw `UInt64`.
-protocol BenchTimerQueue {
+protocol TimerBenchQueue {
     static var benchName: String { get }
-    init(benchNow: UInt64)
+    /// An empty queue at `benchNow`; `capacity` > 0 presizes it for that many timers.
+    init(benchNow: UInt64, capacity: Int)
     mutating func benchSchedule(_ id: UInt64, at deadline: UInt64)
     mutating func benchCancel(_ id: UInt64) -> Bool
     mutating func benchAdvance(to now: UInt64, _ fire: (UInt64, UInt64) -> Void)
@@ -13,13 +14,13 @@ protocol BenchTimerQueue {
     var benchStorageBytes: Int { get }
 }
 
-extension TimerWheel: BenchTimerQueue {
+extension TimerWheel: TimerBenchQueue {
     static var benchName: String {
         "wheel"
     }
 
-    init(benchNow: UInt64) {
-        self.init(now: Tick(benchNow))
+    init(benchNow: UInt64, capacity: Int) {
+        self.init(now: Tick(benchNow), capacity: capacity)
     }
 
     mutating func benchSchedule(_ id: UInt64, at deadline: UInt64) {
@@ -49,13 +50,13 @@ extension TimerWheel: BenchTimerQueue {
     }
 }
 
-extension BinaryHeapTimers: BenchTimerQueue {
+extension TimerBinaryHeap: TimerBenchQueue {
     static var benchName: String {
         "heap"
     }
 
-    init(benchNow: UInt64) {
-        self.init(now: benchNow)
+    init(benchNow: UInt64, capacity: Int) {
+        self.init(now: benchNow, capacity: capacity)
     }
 
     mutating func benchSchedule(_ id: UInt64, at deadline: UInt64) {
