@@ -36,7 +36,7 @@ extension Scheduler {
                     let event = DeliveryEvent.routed(new.decision)
                     let actions = delivery.handle(event, now: now)
                     inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
-                                                     at: now, effects: Self.persistedEffects(actions)))
+                                                     at: now, effects: PersistedEffects(actions: actions)))
                     started.append((new, delivery, actions))
                 }
                 replies.append(.keys(continuation, range: first..<started.count))
@@ -56,7 +56,7 @@ extension Scheduler {
                     if before[key] == nil { before[key] = previous }
                     entries[key] = entry
                     changes.append(DeliveryChange(key: key, delivery: entry.delivery, event: event, at: now,
-                                                  effects: Self.persistedEffects(actions)))
+                                                  effects: PersistedEffects(actions: actions)))
                     var isTimer = false
                     if case .timerFired = event { isTimer = true }
                     changed.append((key, actions, isTimer))
@@ -99,19 +99,6 @@ extension Scheduler {
             case .outcomes(let continuation, let outcomes): continuation?.resume(returning: outcomes)
             }
         }
-    }
-
-    /// The actions that are database writes, persisted with the snapshot.
-    static func persistedEffects(_ actions: [DeliveryAction]) -> PersistedEffects {
-        var effects = PersistedEffects()
-        for action in actions {
-            switch action {
-            case .report(let status): effects.reports.append(status)
-            case .invalidateRegistration(let device): effects.invalidations.append(device)
-            case .sendPush, .terminatePush, .sendSMS, .schedule, .cancel, .record: break
-            }
-        }
-        return effects
     }
 
     /// After the commit: timers into the wheel, network actions to the dispatcher.

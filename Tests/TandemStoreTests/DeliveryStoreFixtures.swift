@@ -26,19 +26,6 @@ enum Fixture {
         MessageContent(messageID: try guid(n), sender: "Tandem", body: "message \(n) — ünïcode ✓", reference: reference)
     }
 
-    /// What the scheduler persists from a transition's actions: reports and invalidations.
-    static func effects(_ actions: [DeliveryAction]) -> PersistedEffects {
-        var effects = PersistedEffects()
-        for action in actions {
-            switch action {
-            case .report(let status): effects.reports.append(status)
-            case .invalidateRegistration(let device): effects.invalidations.append(device)
-            case .sendPush, .terminatePush, .sendSMS, .schedule, .cancel, .record: break
-            }
-        }
-        return effects
-    }
-
     /// A new delivery after its routing event.
     static func routed(
         _ decision: RoutingDecision, msisdn: MSISDN, content: MessageContent, at: Timestamp = t0
@@ -47,7 +34,7 @@ enum Fixture {
         let event = DeliveryEvent.routed(decision)
         let actions = delivery.handle(event, now: at)
         return NewDeliveryRecord(msisdn: msisdn, content: content, delivery: delivery, event: event, at: at,
-                                 effects: effects(actions))
+                                 effects: PersistedEffects(actions: actions))
     }
 
     /// A new delivery pushed to `devices` (SMS fallback allowed) under `policy`.
@@ -64,7 +51,7 @@ enum Fixture {
     /// Feeds `event` to `delivery` and returns the change to commit.
     static func change(_ delivery: inout Delivery, key: DeliveryKey, _ event: DeliveryEvent, at: Timestamp) -> DeliveryChange {
         let actions = delivery.handle(event, now: at)
-        return DeliveryChange(key: key, delivery: delivery, event: event, at: at, effects: effects(actions))
+        return DeliveryChange(key: key, delivery: delivery, event: event, at: at, effects: PersistedEffects(actions: actions))
     }
 }
 

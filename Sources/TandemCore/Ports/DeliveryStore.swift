@@ -60,6 +60,17 @@ public struct PersistedEffects: Sendable, Hashable {
         self.reports = reports
         self.invalidations = invalidations
     }
+
+    /// The database writes among a transition's actions: final reports and registration invalidations.
+    public init(actions: [DeliveryAction]) {
+        for action in actions {
+            switch action {
+            case .report(let status): reports.append(status)
+            case .invalidateRegistration(let device): invalidations.append(device)
+            case .sendPush, .terminatePush, .sendSMS, .schedule, .cancel, .record: break
+            }
+        }
+    }
 }
 
 /// An in-flight delivery with what acting on it needs: as loaded at start-up, as the scheduler holds it,
