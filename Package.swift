@@ -24,15 +24,22 @@ let package = Package(
         .target(name: "TandemEngine", dependencies: ["TandemCore"]),
         .target(name: "TandemStore", dependencies: ["TandemCore", "CSQLite"]),
         .target(name: "TandemHTTP", dependencies: ["CMicroHTTPD"]),
-        .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemHTTP"]),
+        // libcrypto's digests, MACs and random bytes for the API adapters and the providers.
+        .target(name: "TandemCrypto", dependencies: ["CCrypto"]),
+        .target(name: "TandemProviders", dependencies: ["TandemCore", "TandemCrypto", "CCurl"]),
+        .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemEngine", "TandemHTTP", "TandemCrypto"]),
         .executableTarget(name: "tandem",
-                          dependencies: ["TandemCore", "TandemStore", "TandemHTTP", "TandemAPI"]),
+                          dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemHTTP", "TandemAPI", "TandemProviders"]),
+
+        // Test doubles shared by the test targets (manual clock, recording providers); never shipped.
+        .target(name: "TandemTestSupport", dependencies: ["TandemCore"], path: "Tests/TandemTestSupport"),
 
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
-        .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore"]),
+        .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
-        .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore"]),
+        .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
+                                                          "TandemStore", "TandemTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

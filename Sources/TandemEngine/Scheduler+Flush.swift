@@ -26,10 +26,12 @@ extension Scheduler {
         var late: [(DeliveryKey, DeliveryEvent)] = []
         var before: [DeliveryKey: Entry] = [:]
         var replies: [Reply] = []
+        var requests: [AcceptedRequest] = []
 
         for command in batch {
             switch command {
-            case .start(let news, let continuation):
+            case .start(let news, let request, let continuation):
+                if !request.isEmpty { requests.append(request) }
                 let first = started.count
                 for new in news {
                     var delivery = Delivery(smsValidity: new.smsValidity)
@@ -67,7 +69,8 @@ extension Scheduler {
 
         let keys: [DeliveryKey]
         do {
-            keys = inserts.isEmpty && changes.isEmpty ? [] : try await store.commit(inserts: inserts, changes: changes)
+            keys = inserts.isEmpty && changes.isEmpty && requests.isEmpty
+                ? [] : try await store.commit(requests: requests, inserts: inserts, changes: changes)
             for (key, event) in late { try await store.appendLateEvent(event, to: key, at: now) }
         } catch {
             for (key, entry) in before { entries[key] = entry }

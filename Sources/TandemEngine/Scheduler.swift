@@ -53,7 +53,7 @@ public actor Scheduler {
 
     /// Work for the flush loop; a batch travels as one command and is answered with one continuation.
     enum Command {
-        case start([NewDelivery], CheckedContinuation<[DeliveryKey], any Error>)
+        case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
     }
 
@@ -82,11 +82,12 @@ public actor Scheduler {
 
     // MARK: Commands
 
-    /// Starts deliveries; returns their keys once they are durably stored, in order.
-    public func accept(_ deliveries: [NewDelivery]) async throws -> [DeliveryKey] {
-        guard !deliveries.isEmpty else { return [] }
+    /// Starts deliveries; returns their keys once they are durably stored, in order, together with
+    /// `request` (the accepted messages' records and the idempotency key) in the same transaction.
+    public func accept(_ deliveries: [NewDelivery], request: AcceptedRequest = AcceptedRequest()) async throws -> [DeliveryKey] {
+        guard !deliveries.isEmpty || !request.isEmpty else { return [] }
         return try await withCheckedThrowingContinuation { continuation in
-            enqueue(.start(deliveries, continuation))
+            enqueue(.start(deliveries, request, continuation))
         }
     }
 

@@ -4,9 +4,16 @@ import TandemCore
 /// job's savepoint; any throw rolls the whole job back (the writer's `ROLLBACK TO`).
 extension SQLiteDeliveryStore {
     static func write(
-        inserts: [(NewDeliveryRecord, DeliveryColumns)], changes: [(DeliveryChange, DeliveryColumns)], on db: Connection
+        requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)],
+        changes: [(DeliveryChange, DeliveryColumns)], on db: Connection
     ) throws(StoreError) -> [DeliveryKey] {
         var messageRows: [GUID: Int64] = [:]
+        for request in requests {
+            for message in request.messages {
+                messageRows[message.content.messageID] = try insertMessage(message, on: db)
+            }
+            if let idempotency = request.idempotency { try insertIdempotency(idempotency, on: db) }
+        }
         var keys: [DeliveryKey] = []
         keys.reserveCapacity(inserts.count)
         for (record, columns) in inserts {
@@ -14,13 +21,13 @@ extension SQLiteDeliveryStore {
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
                                          at: record.at, on: db)
             try appendEvent(record.event, to: key, at: record.at, on: db)
-            try persist(record.effects, of: key, at: record.at, on: db)
+            try persist(record.effects, of: key, delivery: record.delivery, at: record.at, on: db)
             keys.append(key)
         }
         for (change, columns) in changes {
             try updateDelivery(change.key, columns: columns, at: change.at, on: db)
             try appendEvent(change.event, to: change.key, at: change.at, on: db)
-            try persist(change.effects, of: change.key, at: change.at, on: db)
+            try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, on: db)
         }
         return keys
     }
@@ -48,6 +55,33 @@ extension SQLiteDeliveryStore {
         }
         known[content.messageID] = id
         return id
+    }
+
+    private static func insertMessage(_ message: MessageRecord, on db: Connection) throws(StoreError) -> Int64 {
+        let groupings = (0..<3).map { index in index < message.customGroupings.count ? message.customGroupings[index] : nil }
+        try db.run("""
+            INSERT INTO messages (message_id, account_id, app_id, sender, body, body_type, reference, message_type,
+                                  allowed_channels, validity_until, custom_grouping, custom_grouping2, custom_grouping3,
+                                  dcs, rich_content, fallback_for, created_at)
+            VALUES (?, (SELECT id FROM accounts WHERE product_token = ?), (SELECT id FROM apps WHERE app_key = ?),
+                    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(message.content.messageID.text), .text(message.account.text), message.appKey?.text.sqlValue ?? .null,
+                  .text(message.content.sender), .text(message.content.body), .text(message.bodyType),
+                  message.content.reference.sqlValue, .text(message.messageType.wireName),
+                  message.allowedChannels.storedText.sqlValue, message.validUntil?.milliseconds.sqlValue ?? .null,
+                  groupings[0].sqlValue, groupings[1].sqlValue, groupings[2].sqlValue,
+                  message.dcs.map { Int64($0) }.sqlValue, message.richContent.sqlValue,
+                  message.fallbackFor?.text.sqlValue ?? .null, .integer(message.createdAt.milliseconds)])
+        return db.lastInsertRowID
+    }
+
+    private static func insertIdempotency(_ record: IdempotencyRecord, on db: Connection) throws(StoreError) {
+        try db.run("""
+            INSERT INTO idempotency_keys (account_id, key, request_digest, status, content_type, body, created_at)
+            VALUES ((SELECT id FROM accounts WHERE product_token = ?), ?, ?, ?, ?, ?, ?)
+            """, [.text(record.account.text), .text(record.key), .text(record.requestDigest),
+                  .integer(Int64(record.status)), .text(record.contentType), .blob(record.body),
+                  .integer(record.createdAt.milliseconds)])
     }
 
     private static func insertDelivery(
@@ -79,18 +113,33 @@ extension SQLiteDeliveryStore {
         }
     }
 
-    private static func persist(_ effects: PersistedEffects, of key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {
+    /// A report is queued only when the delivery's account has a webhook (the statement inserts nothing
+    /// otherwise); a key with no delivery has already failed on its event row.
+    private static func persist(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
+                                on db: Connection) throws(StoreError) {
         for status in effects.reports {
-            let inserted = try db.run(StatusReportPayload.outboxInsertSQL,
-                                      [.integer(key.rawValue), .text(status.wireName), .integer(at.milliseconds)])
-            guard inserted == 1 else {
-                throw .constraint(extendedCode: .constraintForeignKey, message: "no delivery with key \(key)",
-                                  sql: StatusReportPayload.outboxInsertSQL)
-            }
+            let cause = delivery.smsCause
+            try db.run(StatusReportPayload.outboxInsertSQL, [
+                .integer(key.rawValue), .text(status.wireName), .integer(at.milliseconds),
+                delivery.resolution?.rawValue.sqlValue ?? .null, delivery.resolution?.channel?.wireName.sqlValue ?? .null,
+                .integer(cause?.isFallback == true ? 1 : 0), cause?.rawValue.sqlValue ?? .null,
+                delivery.rejectReason?.rawValue.sqlValue ?? .null,
+            ])
         }
         for device in effects.invalidations {
             try db.run("UPDATE registrations SET status = 'Invalid', updated_at = ? WHERE device_id = ? AND status <> 'Invalid'",
                        [.integer(at.milliseconds), .text(device.text)])
+        }
+    }
+}
+
+extension AllowedChannels {
+    /// `messages.allowed_channels`: NULL for all channels, else a JSON array of wire names, sorted.
+    var storedText: String? {
+        switch self {
+        case .all: nil
+        case .only(let channels):
+            "[" + channels.map(\.wireName).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
         }
     }
 }

@@ -3,7 +3,7 @@ import TandemCore
 
 /// The scheduler's `DeliveryStore` on Tandem's SQLite ``Store`` (schema: ``TandemSchema/scheduler``).
 ///
-/// - ``commit(inserts:changes:)`` and ``appendLateEvent(_:to:at:)`` are each one ``Store/write(_:)`` job:
+/// - ``commit(requests:inserts:changes:)`` and ``appendLateEvent(_:to:at:)`` are each one ``Store/write(_:)`` job:
 ///   one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
 ///   or none do, and the call returns only after the COMMIT that holds them.
 /// - ``loadInFlight()`` reads through a pooled reader and sees every commit that has returned.
@@ -26,7 +26,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         self.store = store
     }
 
-    /// Inserts the new deliveries (with their `messages` rows, one per distinct GUID, reusing a row
+    /// Stores each request's message records (full `messages` rows) and idempotency key, then inserts the
+    /// new deliveries (with their `messages` rows, one per distinct GUID, reusing a row
     /// that already has the GUID), appends one event per insert and per change, rewrites each changed
     /// delivery's snapshot and derived columns, queues one outbox row per report and marks each
     /// invalidated device's registration `Invalid` (a device with no registration is ignored).
@@ -34,8 +35,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// - Returns: the new deliveries' keys, in the order of `inserts`.
     /// - Throws: ``StoreError``; nothing of the call was written. A commit with no inserts and no
     ///   changes returns `[]` without touching the database.
-    public func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
-        guard !inserts.isEmpty || !changes.isEmpty else { return [] }
+    public func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord],
+                       changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
+        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return [] }
         let encoder = DeliveryColumns.makeEncoder()
         let newRows = try inserts.map { (record) throws(StoreError) in
             (record, try DeliveryColumns(record.delivery, encoder: encoder))
@@ -44,7 +46,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             (change, try DeliveryColumns(change.delivery, encoder: encoder))
         }
         return try await store.write { (db: Connection) throws(StoreError) -> [DeliveryKey] in
-            try Self.write(inserts: newRows, changes: changedRows, on: db)
+            try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)
         }
     }
 

@@ -1,13 +1,18 @@
 import TandemCore
 import TandemStore
 
-/// `tandem account create NAME`: a sender account; prints its new product token.
+/// `tandem account create NAME` and `tandem account set-webhook TOKEN URL|none [--format json|xml]`.
 struct AccountCommand {
     static let usage = """
         usage: tandem account create NAME [--config PATH]
+               tandem account set-webhook PRODUCT_TOKEN URL|none [--format json|xml] [--config PATH]
 
-        Creates a sender account and prints its product token (a GUID), which authenticates gateway requests
-        as `authentication.producttoken` or the `X-CM-PRODUCTTOKEN` header. The token is shown once.
+        create       Creates a sender account and prints its product token (a GUID), which authenticates
+                     gateway requests as `authentication.producttoken` or the `X-CM-PRODUCTTOKEN` header.
+                     The token is shown once.
+        set-webhook  Sets where the account's status reports are posted (an http or https URL), in CM's
+                     JSON (default) or XML shape; `none` stops reports. Reports already queued keep the
+                     URL they were queued with.
 
         """
 
@@ -15,9 +20,17 @@ struct AccountCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        guard let parsed = try Arguments.parse(arguments, known: ["config"], usage: Self.usage) else { return }
+        guard let parsed = try Arguments.parse(arguments, known: ["config", "format"], usage: Self.usage) else { return }
+        guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
+        switch subcommand {
+        case "create": try await create(parsed)
+        case "set-webhook": try await setWebhook(parsed)
+        default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
+        }
+    }
+
+    private func create(_ parsed: Arguments) async throws(CommandFailure) {
         let words = try parsed.expectPositional(2, usage: "tandem account create NAME [--config PATH]")
-        guard words[0] == "create" else { throw CommandFailure(.usage, "unknown subcommand \"\(words[0])\"\n\(Self.usage)") }
         let name = words[1].trimmingASCIISpaces()
         guard Account.isValidName(name) else {
             throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
@@ -37,5 +50,34 @@ struct AccountCommand {
             product token: \(account.productToken.text)
 
             """)
+    }
+
+    private func setWebhook(_ parsed: Arguments) async throws(CommandFailure) {
+        let usage = "tandem account set-webhook PRODUCT_TOKEN URL|none [--format json|xml] [--config PATH]"
+        let words = try parsed.expectPositional(3, usage: usage)
+        guard let token = ProductToken(words[1]) else { throw CommandFailure(.usage, "PRODUCT_TOKEN must be a GUID") }
+        let url: String? = words[2] == "none" ? nil : words[2]
+        if let url {
+            let lowered = url.lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8,
+                  !url.contains(where: { $0 == " " || $0.isNewline }) else {
+                throw CommandFailure(.usage, "URL must be an http:// or https:// URL, or none")
+            }
+        }
+        let formatText = parsed.option("format") ?? "json"
+        guard let format = WebhookFormat(wireName: formatText) else {
+            throw CommandFailure(.usage, "--format must be json or xml, got \"\(formatText)\"")
+        }
+        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
+        let found: Bool
+        do {
+            found = try await store.setWebhook(account: token, url: url, format: format)
+        } catch {
+            await store.close()
+            throw CommandFailure(.failure, "cannot set the webhook: \(error)")
+        }
+        await store.close()
+        guard found else { throw CommandFailure(.failure, "no account has product token \(token.text)") }
+        ProcessIO.writeOutput(url.map { "status reports: \($0) (\(format.rawValue))\n" } ?? "status reports: off\n")
     }
 }

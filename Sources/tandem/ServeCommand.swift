@@ -2,6 +2,7 @@ import Foundation
 import TandemAPI
 import TandemCore
 import TandemHTTP
+import TandemProviders
 import TandemStore
 
 /// `tandem serve`: loads and validates the configuration and policies, opens the store, serves HTTP until
@@ -44,7 +45,30 @@ struct ServeCommand {
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
         let httpMetrics = HTTPMetrics(registry: registry)
 
+        let webhookClient: HTTPClient
+        do {
+            var clientConfiguration = HTTPClient.Configuration()
+            clientConfiguration.defaultTimeout = configuration.statusReports.timeout
+            clientConfiguration.maxConnectionsPerHost = 4
+            webhookClient = try HTTPClient(configuration: clientConfiguration)
+        } catch {
+            await store.close()
+            throw CommandFailure(.failure, "cannot start the HTTP client: \(error)")
+        }
+        let stack = DeliveryStack(configuration: configuration, policies: policies, store: store,
+                                  webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
+                                                                   userAgent: "Tandem/\(TandemVersion.current)"),
+                                  logger: logger)
+        do {
+            try await stack.start()
+        } catch {
+            await webhookClient.shutdown()
+            await store.close()
+            throw CommandFailure(.failure, "cannot recover in-flight deliveries: \(error)")
+        }
+
         var router = HTTPRouter()
+        stack.register(in: &router)
         HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
@@ -69,6 +93,8 @@ struct ServeCommand {
         do {
             port = try server.start()
         } catch {
+            await stack.stop(grace: .zero)
+            await webhookClient.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot listen on \(configuration.listen): \(error)")
         }
@@ -84,6 +110,8 @@ struct ServeCommand {
         let signal = await signals.wait()
         logger.info("shutting down", ["signal": .int(Int64(signal)), "inFlight": .int(Int64(server.inFlightRequests))])
         await server.shutdown(gracePeriod: configuration.http.shutdownGrace)
+        await stack.stop(grace: configuration.http.shutdownGrace)
+        await webhookClient.shutdown()
         await store.close()
         logger.info("stopped", [:])
     }

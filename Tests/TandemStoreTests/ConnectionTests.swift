@@ -128,7 +128,7 @@ struct ConnectionTests {
                 .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
             #expect(plan.contains(index), "plan: \(plan)")
         }
-        let outbox = try db.query("EXPLAIN QUERY PLAN SELECT id FROM outbox WHERE delivered_at IS NULL AND next_attempt_at <= ?", [0])
+        let outbox = try db.query("EXPLAIN QUERY PLAN SELECT id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?", [0])
             .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
         #expect(outbox.contains("outbox_due"), "plan: \(outbox)")
     }

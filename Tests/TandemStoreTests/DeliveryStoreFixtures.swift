@@ -9,6 +9,7 @@ enum Fixture {
     static let t0 = Timestamp(milliseconds: 1_700_000_000_000)
     static let critical = PolicySet.specDefaults.critical
     static let otp = PolicySet.specDefaults.otp
+    static let webhookURL = "http://127.0.0.1:9/reports"
 
     /// A deterministic GUID: `n` in the last group.
     static func guid(_ n: Int) throws -> GUID {
@@ -55,9 +56,25 @@ enum Fixture {
     }
 }
 
-/// Opens a store with Tandem's schema at `dir/tandem.sqlite`.
-func openDeliveryStore(_ dir: String) throws -> SQLiteDeliveryStore {
-    SQLiteDeliveryStore(store: try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite")))
+/// Opens a store with Tandem's schema at `dir/tandem.sqlite`, with one account whose webhook is
+/// ``Fixture/webhookURL``. A test-only trigger files every message the scheduler writes without an
+/// account (these tests commit deliveries without the gateway's message records) under that account, so
+/// final reports are queued in the outbox as they are for a gateway message.
+func openDeliveryStore(_ dir: String) async throws -> SQLiteDeliveryStore {
+    let store = try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite"))
+    try await store.write { (db: Connection) throws(StoreError) in
+        if try db.scalar("SELECT count(*) FROM accounts", as: Int64.self) == 0 {
+            try db.run("""
+                INSERT INTO accounts (name, product_token, created_at, webhook_url)
+                VALUES ('fixture', '00000000-0000-4000-8000-00000000acc1', 0, ?)
+                """, [.text(Fixture.webhookURL)])
+        }
+        try db.run("""
+            CREATE TRIGGER IF NOT EXISTS fixture_account AFTER INSERT ON messages WHEN NEW.account_id IS NULL
+            BEGIN UPDATE messages SET account_id = (SELECT min(id) FROM accounts) WHERE id = NEW.id; END
+            """)
+    }
+    return SQLiteDeliveryStore(store: store)
 }
 
 /// `SELECT count(*) FROM table`.

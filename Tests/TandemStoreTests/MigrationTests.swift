@@ -50,13 +50,14 @@ struct MigrationTests {
                 try db.query("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
                     .map { row throws(StoreError) in "\(try row.get(0, as: String.self)):\(try row.get(1, as: String.self))" }
             }
-            let tables = ["accounts", "apps", "registrations", "messages", "deliveries", "delivery_events", "outbox", "provider_refs"]
+            let tables = ["accounts", "apps", "registrations", "messages", "deliveries", "delivery_events", "outbox", "provider_refs",
+                          "idempotency_keys"]
             for table in tables {
                 #expect(objects.contains("table:\(table)"), "missing table \(table)")
             }
             for index in ["registrations_app_msisdn", "registrations_app_push_token", "messages_idempotency",
                           "deliveries_pending_push", "deliveries_pending_read", "deliveries_pending_expiry",
-                          "deliveries_msisdn", "outbox_due"] {
+                          "deliveries_msisdn", "outbox_due", "messages_account_reference", "idempotency_keys_created"] {
                 #expect(objects.contains("index:\(index)"), "missing index \(index)")
             }
             let strict = try store.read { db throws(StoreError) in

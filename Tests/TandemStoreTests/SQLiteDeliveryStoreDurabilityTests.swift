@@ -8,7 +8,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
     @Test("a commit whose change names a missing key rolls back entirely, inserts and effects included")
     func missingKeyRollsBack() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let kept = try Fixture.pushed(to: [Fixture.device(1)], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
             _ = try await deliveries.commit(inserts: [kept], changes: [])
@@ -37,7 +37,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
     @Test("a failure in the last statement of a commit (the outbox row) leaves no message, delivery or event")
     func lateFailureRollsBack() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             try await store.write { db throws(StoreError) in
                 try db.run("CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox refused'); END")
@@ -100,7 +100,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
     @Test("64 concurrent commits all succeed and every row is there")
     func concurrentCommits() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let writers = 64
             let keys = try await withThrowingTaskGroup(of: [DeliveryKey].self) { group in
                 for n in 0..<writers {
@@ -135,7 +135,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
     @Test("a reopened store sees every delivery, event and report")
     func reopen() async throws {
         try await withTemporaryDirectory { dir in
-            let first = try openDeliveryStore(dir)
+            let first = try await openDeliveryStore(dir)
             let device = try Fixture.device(1)
             let done = try Fixture.pushed(to: [device], msisdn: Fixture.msisdn(1), content: Fixture.content(1, reference: "r"))
             let open = try Fixture.pushed(to: [Fixture.device(2)], policy: Fixture.otp, msisdn: Fixture.msisdn(2), content: Fixture.content(1))
@@ -146,7 +146,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let counts = try deliveryTableCounts(first.store)
             await first.store.close()
 
-            let second = try openDeliveryStore(dir)
+            let second = try await openDeliveryStore(dir)
             let after = try await second.loadInFlight()
             #expect(after.map(\.key) == before.map(\.key) && after.map(\.key) == [keys[1]])
             #expect(after.map(\.msisdn) == before.map(\.msisdn))

@@ -14,7 +14,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("an insert loads back equal (key, msisdn, content, snapshot); derived columns follow state and timers")
     func insertRoundTrip() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let pushed = try Fixture.pushed(to: [Fixture.device(1), Fixture.device(2)], policy: Self.staggered,
                                             msisdn: Fixture.msisdn(1), content: Fixture.content(1, reference: "ref-1"))
             let otp = try Fixture.pushed(to: [Fixture.device(3)], policy: Fixture.otp, msisdn: Fixture.msisdn(2),
@@ -47,7 +47,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("the SMS path keeps expires_at on the SMS validity and ends with channel SMS")
     func smsPath() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let record = Fixture.routed(.sms(SMSRoute(reason: .noAppKey, policy: PolicySet.specDefaults.defaultPolicy)),
                                         msisdn: try Fixture.msisdn(1), content: try Fixture.content(1))
             let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
@@ -69,7 +69,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("recipients of one message share one messages row, within a commit, across commits and with a gateway row")
     func sharedMessageRow() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let shared = try Fixture.content(7, reference: "batch")
             let recipients = try (1...3).map { n in
@@ -112,7 +112,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("a change to final leaves loadInFlight, sets the columns, logs events in order and queues one report")
     func finalChange() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let device = try Fixture.device(1)
             let record = try Fixture.pushed(to: [device], msisdn: Fixture.msisdn(1), content: Fixture.content(1, reference: "order-42"))
@@ -155,11 +155,12 @@ struct SQLiteDeliveryStoreTests {
             let outbox = try rows(store, "SELECT delivery_id, url, payload, attempts, next_attempt_at, delivered_at FROM outbox")
             #expect(outbox.count == 1)
             let entry = try #require(outbox.first)
-            #expect(entry.values[0] == .integer(key.rawValue) && entry.values[1] == .text(""))
+            #expect(entry.values[0] == .integer(key.rawValue) && entry.values[1] == .text(Fixture.webhookURL))
             #expect(entry.values[3...] == [.integer(0), .integer(t2.milliseconds), .null])
             let payload = try JSONDecoder().decode(StatusReportPayload.self, from: Data(try entry.get("payload", as: String.self).utf8))
-            #expect(payload == StatusReportPayload(at: t2, deliveryKey: key, messageID: try Fixture.guid(1),
-                                                   msisdn: record.msisdn.e164, reference: "order-42", status: .read))
+            #expect(payload == StatusReportPayload(at: t2, acceptedAt: Fixture.t0, deliveryKey: key, messageID: try Fixture.guid(1),
+                                                   msisdn: record.msisdn.e164, reference: "order-42", status: .read,
+                                                   resolution: "readByPush", channel: .push))
             await store.close()
         }
     }
@@ -167,7 +168,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("every report lands in the outbox exactly once; a late event touches only the event log")
     func reportsExactlyOnce() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let (d1, d2) = (try Fixture.device(1), try Fixture.device(2))
             let rejected = Fixture.routed(.reject(.noPushableDevice), msisdn: try Fixture.msisdn(5), content: try Fixture.content(5))
@@ -207,7 +208,7 @@ struct SQLiteDeliveryStoreTests {
     @Test("a dead token flips its registration to Invalid; an unknown device is ignored")
     func invalidations() async throws {
         try await withTemporaryDirectory { dir in
-            let deliveries = try openDeliveryStore(dir)
+            let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let (d1, d2, d3) = (try Fixture.device(1), try Fixture.device(2), try Fixture.device(3))
             try await insertRegistrations(store, devices: [d1, d3])

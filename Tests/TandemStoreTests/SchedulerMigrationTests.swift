@@ -41,7 +41,7 @@ struct SchedulerMigrationTests {
             let messageID = try Fixture.guid(1)
             let before = try Self.seedVersion1(at: path, messageID: messageID)
 
-            let store = try Store.open(StoreConfiguration(path: path))
+            let store = try Store.open(StoreConfiguration(path: path), migrations: Array(TandemSchema.migrations.prefix(2)))
             #expect(try store.schemaVersion == 2)
             for (table, rowsBefore) in before {
                 var after = try rows(store, "SELECT * FROM \(table) ORDER BY 1, 2")

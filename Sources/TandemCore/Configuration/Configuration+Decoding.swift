@@ -37,7 +37,7 @@ extension Configuration {
 
 extension Configuration: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, http, database, policies, providers, metrics, log
+        case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +60,10 @@ extension Configuration: Decodable {
         if c.contains(.providers) { providers = try c.decodeChoice(ProviderSet.self, forKey: .providers) }
         metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics) ?? metrics
         log = try c.decodeIfPresent(Log.self, forKey: .log) ?? log
+        scheduler = try c.decodeIfPresent(SchedulerSettings.self, forKey: .scheduler) ?? scheduler
+        gateway = try c.decodeIfPresent(Gateway.self, forKey: .gateway) ?? gateway
+        statusReports = try c.decodeIfPresent(StatusReports.self, forKey: .statusReports) ?? statusReports
+        simulator = try c.decodeIfPresent(Simulator.self, forKey: .simulator) ?? simulator
     }
 }
 

@@ -14,6 +14,10 @@ public struct Configuration: Sendable, Hashable {
     public var providers: ProviderSet = .simulator
     public var metrics = Metrics()
     public var log = Log()
+    public var scheduler = SchedulerSettings()
+    public var gateway = Gateway()
+    public var statusReports = StatusReports()
+    public var simulator = Simulator()
 
     public init() {}
 

@@ -9,6 +9,7 @@ extension Delivery {
         case .readReported(let device): read(device)
         case .timerFired(let kind): timerFired(kind, now: now)
         case .manualFallbackRequested: manualFallback()
+        case .supersededBySMS: superseded()
         case .smsSubmitted(let reference): smsSubmitted(reference, now: now)
         case .smsReportReceived(let outcome): smsReport(outcome)
         case .expired: expire()
@@ -39,7 +40,7 @@ extension Delivery {
             return actions
         case .sms(let route):
             policy = route.policy
-            return setStatus(.sent) + requestSMS(terminatingPush: false)
+            return setStatus(.sent) + requestSMS(SMSCause(route.reason), terminatingPush: false)
         case .reject(let reason):
             rejectReason = reason
             return finish(.rejected)
@@ -108,9 +109,9 @@ extension Delivery {
             let smsAllowed = plan?.smsAllowed ?? false
             switch kind {
             case .noDeliveryAck:
-                return smsAllowed && !anyAcknowledged ? requestSMS(terminatingPush: false) : []
+                return smsAllowed && !anyAcknowledged ? requestSMS(.noDeliveryAck, terminatingPush: false) : []
             case .noRead:
-                return smsAllowed && !anyRead ? requestSMS(terminatingPush: false) : []
+                return smsAllowed && !anyRead ? requestSMS(.noRead, terminatingPush: false) : []
             case .lifetime:
                 return finish(anyAcknowledged ? .deliveredByPush : .lifetimeExpired)
             case .smsValidity:
@@ -130,9 +131,18 @@ extension Delivery {
         guard manualFallbackAvailability == .available, let plan else { return [] }
         switch plan.policy.manualFallback {
         case .notAllowed: return []
-        case .keepPush: return requestSMS(terminatingPush: false)
-        case .terminatePush: return requestSMS(terminatingPush: true)
+        case .keepPush: return requestSMS(.manual, terminatingPush: false)
+        case .terminatePush: return requestSMS(.manual, terminatingPush: true)
         }
+    }
+
+    private mutating func superseded() -> [DeliveryAction] {
+        guard manualFallbackAvailability == .available, let plan, plan.policy.manualFallback == .terminatePush else {
+            return []
+        }
+        pushTerminated = true
+        let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
+        return (live.isEmpty ? [] : [.terminatePush(live)]) + finish(.withdrawn)
     }
 
     private mutating func smsSubmitted(_ reference: String, now: Timestamp) -> [DeliveryAction] {
@@ -175,13 +185,14 @@ extension Delivery {
     /// Every push target refused: SMS if the policy and `allowedChannels` allow it, else Failed.
     private mutating func pushFailedOutright() -> [DeliveryAction] {
         guard let plan, plan.smsAllowed, plan.policy.fallback.onPushFailure else { return finish(.pushFailed) }
-        return requestSMS(terminatingPush: false)
+        return requestSMS(.pushFailed, terminatingPush: false)
     }
 
     /// Moves to the SMS, exactly once: the push's timers stop, the push is withdrawn if asked.
-    private mutating func requestSMS(terminatingPush: Bool) -> [DeliveryAction] {
+    private mutating func requestSMS(_ cause: SMSCause, terminatingPush: Bool) -> [DeliveryAction] {
         guard !smsRequested else { return [] }
         smsRequested = true
+        smsCause = cause
         state = .awaitingSMSSubmit
         var actions = disarm(.noDeliveryAck) + disarm(.noRead) + disarm(.lifetime)
         if terminatingPush {

@@ -48,6 +48,8 @@ public struct Delivery: Sendable, Hashable, Codable {
     /// Armed timers and their deadlines; the scheduler's wheel mirrors this.
     public internal(set) var timers: [TimerKind: Timestamp] = [:]
     public internal(set) var smsRequested = false
+    /// Why the SMS was requested; set with `smsRequested`.
+    public internal(set) var smsCause: SMSCause?
     public internal(set) var smsReference: String?
     /// True once a manual fallback terminated the push.
     public internal(set) var pushTerminated = false

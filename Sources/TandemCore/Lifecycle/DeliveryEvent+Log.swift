@@ -9,6 +9,7 @@ extension DeliveryEvent {
         case .readReported: "readReported"
         case .timerFired: "timerFired"
         case .manualFallbackRequested: "manualFallbackRequested"
+        case .supersededBySMS: "supersededBySMS"
         case .smsSubmitted: "smsSubmitted"
         case .smsReportReceived: "smsReportReceived"
         case .expired: "expired"
@@ -27,7 +28,7 @@ extension DeliveryEvent {
         case .pushAccepted(let device), .deliveryAcknowledged(let device), .readReported(let device): device.text
         case .pushRejected(let device, let rejection): "\(device.text) \(rejection.rawValue)"
         case .timerFired(let kind): kind.rawValue
-        case .manualFallbackRequested, .expired: ""
+        case .manualFallbackRequested, .supersededBySMS, .expired: ""
         case .smsSubmitted(let reference): reference
         case .smsReportReceived(let outcome): outcome.rawValue
         }

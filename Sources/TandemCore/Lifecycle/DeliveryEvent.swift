@@ -11,8 +11,12 @@ public enum DeliveryEvent: Sendable, Hashable {
     /// The app reported the message as displayed (`ReadByRecipient`).
     case readReported(DeviceID)
     case timerFired(TimerKind)
-    /// The sender asked for the SMS now (OTP manual fallback).
+    /// The sender asked for the SMS now (OTP manual fallback): this delivery sends it.
     case manualFallbackRequested
+    /// The sender sent the SMS as a new message naming this one in `fallbackFor`: where the policy
+    /// terminates the push on a manual fallback, the push is withdrawn and the delivery ends Cancelled;
+    /// this delivery sends no SMS.
+    case supersededBySMS
     /// The SMSC (or HTTP SMS API) accepted the SMS under this reference.
     case smsSubmitted(reference: String)
     case smsReportReceived(SMSOutcome)

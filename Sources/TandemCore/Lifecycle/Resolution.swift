@@ -14,12 +14,15 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     case smsExpired
     /// The message's own validity ended first.
     case validityExpired
+    /// The push was withdrawn because the sender sent the SMS as a separate message (`fallbackFor`).
+    case withdrawn
 
     public var status: DeliveryStatus {
         switch self {
         case .deliveredByPush, .deliveredBySMS: .delivered
         case .readByPush: .read
         case .rejected: .rejected
+        case .withdrawn: .cancelled
         case .pushFailed, .lifetimeExpired, .smsFailed, .smsExpired, .validityExpired: .failed
         }
     }
@@ -27,7 +30,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     /// The channel the outcome came through, if any.
     public var channel: Channel? {
         switch self {
-        case .deliveredByPush, .readByPush, .pushFailed, .lifetimeExpired: .push
+        case .deliveredByPush, .readByPush, .pushFailed, .lifetimeExpired, .withdrawn: .push
         case .deliveredBySMS, .smsFailed, .smsExpired: .sms
         case .rejected, .validityExpired: nil
         }
@@ -37,7 +40,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     public var isExpiry: Bool {
         switch self {
         case .lifetimeExpired, .smsExpired, .validityExpired: true
-        case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed: false
+        case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed, .withdrawn: false
         }
     }
 }

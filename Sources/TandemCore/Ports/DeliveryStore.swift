@@ -1,15 +1,23 @@
 /// Where the scheduler persists deliveries. Every call is one durable transaction: when it returns, the
 /// changes survive `kill -9`; when it throws, none of them happened.
 public protocol DeliveryStore: Sendable {
-    /// Inserts `deliveries` (each with its first transition already applied) and applies `changes`, in one
-    /// transaction; returns the new deliveries' keys, in order.
-    func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey]
+    /// Stores `requests` (message records, idempotency keys), inserts `deliveries` (each with its first
+    /// transition already applied) and applies `changes`, in one transaction; returns the new deliveries'
+    /// keys, in order.
+    func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey]
 
     /// Appends an event to a delivery that is already final (a late receipt): the event log only.
     func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws
 
     /// Every delivery that is not final, with what the dispatcher needs to resume it.
     func loadInFlight() async throws -> [StoredDelivery]
+}
+
+extension DeliveryStore {
+    /// Inserts and changes deliveries with no request records.
+    public func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey] {
+        try await commit(requests: [], inserts: inserts, changes: changes)
+    }
 }
 
 /// A new delivery and everything its first transition (routing) produced.

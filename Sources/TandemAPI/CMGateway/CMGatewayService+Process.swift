@@ -1,0 +1,155 @@
+import TandemCore
+import TandemEngine
+
+extension CMGatewayService {
+    /// One `msg` after the account-level checks: its record and its recipients, each accepted (with the
+    /// routing decision) or rejected (with a code).
+    private struct Plan {
+        var lines: [CMResponseLine] = []
+        var deliveries: [Scheduler.NewDelivery] = []
+        var records: [MessageRecord] = []
+        /// In-flight deliveries of earlier messages that a `fallbackFor` SMS supersedes.
+        var superseded: [DeliveryKey] = []
+        var firstError: CMMessageError?
+    }
+
+    func process(_ submission: CMSubmission, account: Account, idempotency: (key: String, digest: String)?) async -> Reply {
+        let now = now()
+        var plan = Plan()
+        do {
+            for entry in submission.messages {
+                try add(entry, account: account, now: now, to: &plan)
+            }
+        } catch {
+            logger.error("gateway lookup failed", ["error": .string("\(error)")])
+            return internalFailure(format: submission.format)
+        }
+
+        let reply: Reply
+        switch submission.format {
+        case .json:
+            let encoded = CMResponseEncoder.json(lines: plan.lines)
+            reply = Reply(status: encoded.status, contentType: "application/json", body: encoded.body)
+        case .xml, .get:
+            if let error = plan.firstError {
+                // The plain forms reject the whole request: nothing is stored.
+                return failure(CMRequestError(code: error.code, details: error.details), format: submission.format)
+            }
+            reply = Reply(status: 200, contentType: "text/plain; charset=utf-8", body: [])
+        }
+
+        var request = AcceptedRequest(messages: plan.records)
+        if let idempotency {
+            request.idempotency = IdempotencyRecord(account: account.productToken, key: idempotency.key,
+                                                    requestDigest: idempotency.digest, status: reply.status,
+                                                    contentType: reply.contentType, body: reply.body, createdAt: now)
+        }
+        do {
+            if !plan.superseded.isEmpty {
+                _ = try await scheduler.record(plan.superseded.map { ($0, DeliveryEvent.supersededBySMS) })
+            }
+            _ = try await scheduler.accept(plan.deliveries, request: request)
+        } catch {
+            logger.error("gateway commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
+            return internalFailure(format: submission.format)
+        }
+        return reply
+    }
+
+    private func add(_ entry: CMMessageEntry, account: Account, now: Timestamp, to plan: inout Plan) throws {
+        let message: CMMessage
+        switch entry.result {
+        case .failure(let error):
+            reject(entry.recipients, reference: entry.reference, parts: 0, error: error, into: &plan)
+            return
+        case .success(let valid):
+            message = valid
+        }
+        let parts = message.segmentation.parts
+        let checked = try check(message, account: account, now: now)
+        let (app, validUntil, earlier): (App?, Timestamp?, MessageView?)
+        switch checked {
+        case .failure(let error):
+            reject(message.recipients.map(\.raw), reference: message.reference, parts: parts, error: error, into: &plan)
+            return
+        case .success(let values):
+            (app, validUntil, earlier) = values
+        }
+
+        var generator = SystemRandomNumberGenerator()
+        let messageID = GUID.random(using: &generator)
+        let content = MessageContent(messageID: messageID, sender: message.from.text, body: message.body,
+                                     reference: message.reference)
+        let messageType = message.appMessageType ?? app?.defaultMessageType ?? .default
+        let valid = message.recipients.compactMap(\.msisdn)
+        let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
+        let routing = RoutingRequest(allowedChannels: message.allowedChannels, appKey: message.appKey,
+                                     messageType: message.appMessageType)
+        let smsValidity = validUntil.map { $0 - now } ?? configuration.defaultSMSValidity
+        var accepted = 0
+        for recipient in message.recipients {
+            switch recipient.result {
+            case .failure(let error):
+                reject([recipient.raw], reference: message.reference, parts: parts, error: error, into: &plan)
+            case .success(let msisdn):
+                let decision = Router.route(routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
+                plan.deliveries.append(Scheduler.NewDelivery(msisdn: msisdn, content: content, decision: decision,
+                                                             smsValidity: smsValidity))
+                plan.lines.append(CMResponseLine(to: recipient.raw, accepted: true, reference: message.reference, parts: parts,
+                                                 details: nil, errorCode: .ok, messageID: messageID.text))
+                if let earlier {
+                    plan.superseded += earlier.recipients.filter { $0.msisdn == msisdn && !$0.delivery.isFinal }.map(\.key)
+                }
+                accepted += 1
+            }
+        }
+        guard accepted > 0 else { return }
+        plan.records.append(MessageRecord(
+            content: content, account: account.productToken, appKey: app?.key, bodyType: message.bodyType.wireName,
+            messageType: messageType, allowedChannels: message.allowedChannels, validUntil: validUntil,
+            customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],
+            dcs: message.dcs, richContent: message.richContent, fallbackFor: earlier?.id, createdAt: now))
+    }
+
+    /// The checks that need the directory, the ledger or the clock.
+    private func check(_ message: CMMessage, account: Account,
+                       now: Timestamp) throws -> Result<(App?, Timestamp?, MessageView?), CMMessageError> {
+        var app: App?
+        if let key = message.appKey {
+            guard let found = try directory.app(key: key), found.account == account.productToken else {
+                return .failure(CMMessageError(code: .appNotAllowed, details: "appKey \(key.text) is not an app of this account"))
+            }
+            app = found
+        }
+        var validUntil: Timestamp?
+        switch message.validity {
+        case .absolute(let instant)?: validUntil = instant
+        case .relative(let span)?: validUntil = now + span
+        case nil: break
+        }
+        if let validUntil, validUntil <= now {
+            return .failure(CMMessageError(code: .invalidField, details: "validity has already passed"))
+        }
+        var earlier: MessageView?
+        if let reference = message.fallbackFor {
+            guard message.allowedChannels == .only([.sms]) else {
+                return .failure(CMMessageError(code: .invalidField, details: #"fallbackFor requires allowedChannels ["SMS"]"#))
+            }
+            if let id = GUID(reference) { earlier = try ledger.message(account: account.productToken, id: id) }
+            if earlier == nil { earlier = try ledger.messages(account: account.productToken, reference: reference).last }
+            guard earlier != nil else {
+                return .failure(CMMessageError(code: .invalidField,
+                                               details: "fallbackFor: no earlier message with id or reference \(reference)"))
+            }
+        }
+        return .success((app, validUntil, earlier))
+    }
+
+    private func reject(_ recipients: [String], reference: String?, parts: Int, error: CMMessageError, into plan: inout Plan) {
+        if plan.firstError == nil { plan.firstError = error }
+        for raw in recipients.isEmpty ? [""] : recipients {
+            plan.lines.append(CMResponseLine(to: raw, accepted: false, reference: reference, parts: parts,
+                                             details: error.details, errorCode: error.code, messageID: nil))
+        }
+    }
+}

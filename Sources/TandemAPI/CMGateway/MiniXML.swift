@@ -1,0 +1,59 @@
+/// A minimal XML 1.0 reader for MESSAGES request bodies: elements, attributes, text, CDATA, comments and
+/// processing instructions; nothing else.
+///
+/// Safe by construction against entity attacks: there is no DTD support at all. Any `<!DOCTYPE`,
+/// `<!ENTITY` or other `<!…>` declaration is an error (so no external entities, no XXE, no entity
+/// expansion, no billion laughs), and the only entity references are the five predefined ones
+/// (`&lt; &gt; &amp; &quot; &apos;`) and numeric character references; any other `&name;` is an error.
+///
+/// Guaranteed: the input is valid UTF-8 (a leading byte order mark is skipped; the declared `encoding` is
+/// ignored, since .NET clients often declare `utf-16` while sending UTF-8; whitespace before the
+/// declaration is tolerated); tags are balanced and matched
+/// exactly (case-sensitively, as XML requires); there is one root element and nothing but whitespace,
+/// comments and processing instructions around it; nesting is at most `maximumDepth`, which also bounds the
+/// parser's recursion; line ends in text are normalised to `\n` as XML specifies.
+/// Not done: namespaces (a prefixed name is just a name), validation against a schema.
+enum MiniXML {
+    static let maximumDepth = 16
+
+    struct Element: Sendable, Hashable {
+        var name: String
+        var attributes: [Attribute]
+        var children: [Node]
+
+        /// Child elements, in order.
+        var elements: [Element] {
+            children.compactMap { node in
+                if case .element(let element) = node { element } else { nil }
+            }
+        }
+
+        /// The concatenated text and CDATA directly inside this element.
+        var text: String {
+            children.reduce(into: "") { text, node in
+                if case .text(let piece) = node { text += piece }
+            }
+        }
+
+        /// The value of the attribute named `name`, ignoring ASCII case.
+        func attribute(_ name: String) -> String? {
+            attributes.first { ASCIICase.equal($0.name, name) }?.value
+        }
+    }
+
+    struct Attribute: Sendable, Hashable {
+        let name: String
+        let value: String
+    }
+
+    enum Node: Sendable, Hashable {
+        case element(Element)
+        case text(String)
+    }
+
+    /// Where and why the document was refused.
+    struct SyntaxError: Error, Sendable, Hashable {
+        let offset: Int
+        let problem: String
+    }
+}

@@ -1,0 +1,108 @@
+extension Configuration {
+    /// `scheduler`: the timer wheel.
+    public struct SchedulerSettings: Sendable, Hashable {
+        /// Timer resolution and the run loop's longest sleep.
+        public var tick: Duration = .milliseconds(10)
+        /// Timers to presize the wheel for (pending fallbacks at peak).
+        public var expectedTimers = 100_000
+        public init() {}
+    }
+
+    /// `gateway`: the CM MESSAGES gateway.
+    public struct Gateway: Sendable, Hashable {
+        /// How long an SMS may wait for its final report when the sender gave no `validity`.
+        public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
+        /// How long an `Idempotency-Key` is remembered (at least 24 h).
+        public var idempotencyRetention: Duration = .seconds(24 * 3_600)
+        public init() {}
+    }
+
+    /// `statusReports`: posting reports to senders' webhooks.
+    public struct StatusReports: Sendable, Hashable {
+        public var initialRetryDelay: Duration = .seconds(5)
+        public var maximumRetryDelay: Duration = .seconds(3_600)
+        /// How long a failing report is retried before it is abandoned.
+        public var giveUpAfter: Duration = .seconds(7 * 86_400)
+        public var pollInterval: Duration = .milliseconds(250)
+        public var concurrency = 16
+        /// Per-post timeout.
+        public var timeout: Duration = .seconds(10)
+        public init() {}
+    }
+
+    /// `simulator`: the in-process providers' behaviour (`providers: "simulator"`).
+    public struct Simulator: Sendable, Hashable {
+        public var pushLatency: Duration = .milliseconds(5)
+        public var smsLatency: Duration = .milliseconds(5)
+        /// When the simulated SMSC reports an SMS delivered (numbers ending in 000 fail).
+        public var smsReportAfter: Duration = .milliseconds(500)
+        public init() {}
+    }
+}
+
+extension Configuration.SchedulerSettings: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case tick, expectedTimers }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.tick) { tick = try c.decodeDuration(forKey: .tick, in: .milliseconds(1)...(.seconds(1))) }
+        if c.contains(.expectedTimers) { expectedTimers = try c.decode(Int.self, forKey: .expectedTimers, in: 0...100_000_000) }
+    }
+}
+
+extension Configuration.Gateway: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case defaultSMSValidity, idempotencyRetention }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.defaultSMSValidity) {
+            defaultSMSValidity = try c.decodeDuration(forKey: .defaultSMSValidity, in: .seconds(1)...(.seconds(30 * 86_400)))
+        }
+        if c.contains(.idempotencyRetention) {
+            idempotencyRetention = try c.decodeDuration(forKey: .idempotencyRetention,
+                                                        in: .seconds(24 * 3_600)...(.seconds(365 * 86_400)))
+        }
+    }
+}
+
+extension Configuration.StatusReports: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case initialRetryDelay, maximumRetryDelay, giveUpAfter, pollInterval, concurrency, timeout
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.initialRetryDelay) {
+            initialRetryDelay = try c.decodeDuration(forKey: .initialRetryDelay, in: .milliseconds(1)...(.seconds(86_400)))
+        }
+        if c.contains(.maximumRetryDelay) {
+            maximumRetryDelay = try c.decodeDuration(forKey: .maximumRetryDelay, in: .milliseconds(1)...(.seconds(7 * 86_400)))
+        }
+        if c.contains(.giveUpAfter) { giveUpAfter = try c.decodeDuration(forKey: .giveUpAfter, in: .seconds(1)...(.seconds(365 * 86_400))) }
+        if c.contains(.pollInterval) { pollInterval = try c.decodeDuration(forKey: .pollInterval, in: .milliseconds(1)...(.seconds(60))) }
+        if c.contains(.concurrency) { concurrency = try c.decode(Int.self, forKey: .concurrency, in: 1...1_024) }
+        if c.contains(.timeout) { timeout = try c.decodeDuration(forKey: .timeout, in: .milliseconds(10)...(.seconds(300))) }
+        if maximumRetryDelay < initialRetryDelay {
+            throw c.fail(.maximumRetryDelay, "must not be shorter than initialRetryDelay")
+        }
+    }
+}
+
+extension Configuration.Simulator: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case pushLatency, smsLatency, smsReportAfter }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.pushLatency) { pushLatency = try c.decodeDuration(forKey: .pushLatency, in: .zero...(.seconds(60))) }
+        if c.contains(.smsLatency) { smsLatency = try c.decodeDuration(forKey: .smsLatency, in: .zero...(.seconds(60))) }
+        if c.contains(.smsReportAfter) { smsReportAfter = try c.decodeDuration(forKey: .smsReportAfter, in: .zero...(.seconds(86_400))) }
+    }
+}

@@ -1,0 +1,74 @@
+/// What the sender-facing APIs read: accounts, apps and the registrations that turn an MSISDN into
+/// devices. Reads are synchronous and short (indexed lookups); they see every committed write.
+public protocol SenderDirectory: Sendable {
+    /// Every account, disabled or not (a small table: senders, not recipients).
+    func accounts() throws -> [Account]
+    func account(productToken: ProductToken) throws -> Account?
+    func app(key: AppKey) throws -> App?
+    /// The registrations of `app` for each of `msisdns` (numbers with none are absent from the result).
+    func registrations(app: AppKey, msisdns: [MSISDN]) throws -> [MSISDN: [Registration]]
+}
+
+/// What senders can look up about the messages they sent. Every call is scoped to one account: another
+/// account's messages are never returned.
+public protocol MessageLedger: Sendable {
+    /// The response stored under the account's `Idempotency-Key`, if one is still kept.
+    func idempotentResponse(account: ProductToken, key: String) throws -> IdempotencyRecord?
+    func message(account: ProductToken, id: GUID) throws -> MessageView?
+    /// The account's messages with this `reference`, oldest first.
+    func messages(account: ProductToken, reference: String) throws -> [MessageView]
+}
+
+/// One sent message as its sender sees it: what was asked, and each recipient's delivery so far.
+public struct MessageView: Sendable, Hashable {
+    public let id: GUID
+    public let reference: String?
+    public let sender: String
+    public let messageType: AppMessageType
+    public let appKey: AppKey?
+    public let fallbackFor: GUID?
+    public let createdAt: Timestamp
+    public let recipients: [RecipientView]
+
+    public init(id: GUID, reference: String?, sender: String, messageType: AppMessageType, appKey: AppKey?,
+                fallbackFor: GUID?, createdAt: Timestamp, recipients: [RecipientView]) {
+        self.id = id
+        self.reference = reference
+        self.sender = sender
+        self.messageType = messageType
+        self.appKey = appKey
+        self.fallbackFor = fallbackFor
+        self.createdAt = createdAt
+        self.recipients = recipients
+    }
+}
+
+/// One recipient's delivery: its snapshot and its event log, oldest first.
+public struct RecipientView: Sendable, Hashable {
+    public let key: DeliveryKey
+    public let msisdn: MSISDN
+    public let delivery: Delivery
+    public let updatedAt: Timestamp
+    public let events: [TimelineEvent]
+
+    public init(key: DeliveryKey, msisdn: MSISDN, delivery: Delivery, updatedAt: Timestamp, events: [TimelineEvent]) {
+        self.key = key
+        self.msisdn = msisdn
+        self.delivery = delivery
+        self.updatedAt = updatedAt
+        self.events = events
+    }
+}
+
+/// One entry of a delivery's event log (`delivery_events`).
+public struct TimelineEvent: Sendable, Hashable {
+    public let at: Timestamp
+    public let kind: String
+    public let detail: String
+
+    public init(at: Timestamp, kind: String, detail: String) {
+        self.at = at
+        self.kind = kind
+        self.detail = detail
+    }
+}

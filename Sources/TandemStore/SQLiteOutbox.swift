@@ -1,0 +1,67 @@
+import Foundation
+import TandemCore
+
+/// The status-report ``OutboxStore`` on Tandem's SQLite ``Store`` (`outbox`, migration 3). Reads go
+/// through a pooled reader (blocking the calling thread for one indexed query); updates are group-commit
+/// writes.
+public final class SQLiteOutbox: OutboxStore {
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func dueReports(now: Timestamp, limit: Int) async throws(StoreError) -> [OutboxItem] {
+        let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
+            try db.query("""
+                SELECT id, url, format, payload, attempts, created_at FROM outbox
+                WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?
+                ORDER BY next_attempt_at, id LIMIT ?
+                """, [.integer(now.milliseconds), .integer(Int64(limit))])
+        }
+        let decoder = JSONDecoder()
+        return try rows.map { (row) throws(StoreError) -> OutboxItem in
+            let id = try row.get("id", as: Int64.self)
+            let payload: StatusReportPayload
+            do {
+                payload = try decoder.decode(StatusReportPayload.self, from: Data(try row.get("payload", as: String.self).utf8))
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw .decoding(column: "outbox.payload", message: "report \(id): \(error)")
+            }
+            return OutboxItem(id: id, url: try row.get("url", as: String.self),
+                              format: WebhookFormat(rawValue: try row.get("format", as: String.self)) ?? .json,
+                              payload: payload, attempts: Int(try row.get("attempts", as: Int64.self)),
+                              createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
+        }
+    }
+
+    public func nextDue() async throws(StoreError) -> Timestamp? {
+        try store.read { (db: Connection) throws(StoreError) -> Timestamp? in
+            try db.scalar("SELECT min(next_attempt_at) FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL",
+                          as: Int64.self).map(Timestamp.init(milliseconds:))
+        }
+    }
+
+    public func markDelivered(_ id: Int64, attempts: Int, at: Timestamp) async throws(StoreError) {
+        try await update("UPDATE outbox SET attempts = ?, delivered_at = ?, last_error = NULL WHERE id = ?",
+                         [.integer(Int64(attempts)), .integer(at.milliseconds), .integer(id)])
+    }
+
+    public func reschedule(_ id: Int64, attempts: Int, next: Timestamp, error: String) async throws(StoreError) {
+        try await update("UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
+                         [.integer(Int64(attempts)), .integer(next.milliseconds), .text(error), .integer(id)])
+    }
+
+    public func abandon(_ id: Int64, attempts: Int, at: Timestamp, error: String) async throws(StoreError) {
+        try await update("UPDATE outbox SET attempts = ?, abandoned_at = ?, last_error = ? WHERE id = ?",
+                         [.integer(Int64(attempts)), .integer(at.milliseconds), .text(error), .integer(id)])
+    }
+
+    private func update(_ sql: String, _ bindings: [SQLValue]) async throws(StoreError) {
+        try await store.write { (db: Connection) throws(StoreError) in
+            _ = try db.run(sql, bindings)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import TandemCore
+
+/// The gateway's reads (``SenderDirectory``, ``MessageLedger``) and the account settings it relies on.
+extension Store: SenderDirectory, MessageLedger {
+    /// Every registration of `app` for each number, in one read. Rows with a malformed stored value fail
+    /// the read with `.decoding` rather than being skipped.
+    public func registrations(app: AppKey, msisdns: [MSISDN]) throws(StoreError) -> [MSISDN: [Registration]] {
+        guard !msisdns.isEmpty else { return [:] }
+        return try read { (db: Connection) throws(StoreError) -> [MSISDN: [Registration]] in
+            guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {
+                return [:]
+            }
+            var found: [MSISDN: [Registration]] = [:]
+            for msisdn in Set(msisdns) {
+                let rows = try db.query("""
+                    SELECT device_id, platform, push_token, status, notifications_enabled
+                    FROM registrations WHERE app_id = ? AND msisdn = ?
+                    """, [.integer(appID), .text(msisdn.e164)])
+                guard !rows.isEmpty else { continue }
+                found[msisdn] = try rows.map { (row) throws(StoreError) in try Self.registration(row, app: app, msisdn: msisdn) }
+            }
+            return found
+        }
+    }
+
+    private static func registration(_ row: Row, app: AppKey, msisdn: MSISDN) throws(StoreError) -> Registration {
+        let deviceText = try row.get("device_id", as: String.self)
+        let tokenText = try row.get("push_token", as: String?.self)
+        guard let device = DeviceID(deviceText),
+              let platform = Platform(wireName: try row.get("platform", as: String.self)),
+              let status = RegistrationStatus(wireName: try row.get("status", as: String.self)) else {
+            throw .decoding(column: "registrations", message: "registration \(deviceText) has a malformed stored value")
+        }
+        return Registration(deviceID: device, app: app, msisdn: msisdn, platform: platform,
+                            pushToken: tokenText.flatMap(PushToken.init), status: status,
+                            notificationsEnabled: try row.get("notifications_enabled", as: Bool.self))
+    }
+
+    public func idempotentResponse(account: ProductToken, key: String) throws(StoreError) -> IdempotencyRecord? {
+        try read { (db: Connection) throws(StoreError) -> IdempotencyRecord? in
+            guard let row = try db.queryFirst("""
+                SELECT k.request_digest, k.status, k.content_type, k.body, k.created_at
+                FROM idempotency_keys k JOIN accounts a ON a.id = k.account_id
+                WHERE a.product_token = ? AND k.key = ?
+                """, [.text(account.text), .text(key)]) else { return nil }
+            return IdempotencyRecord(account: account, key: key, requestDigest: try row.get("request_digest", as: String.self),
+                                     status: Int(try row.get("status", as: Int64.self)),
+                                     contentType: try row.get("content_type", as: String.self),
+                                     body: try row.get("body", as: [UInt8].self),
+                                     createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
+        }
+    }
+
+    /// Deletes idempotency keys created before `cutoff`; returns how many.
+    @discardableResult
+    public func purgeIdempotencyKeys(createdBefore cutoff: Timestamp) async throws(StoreError) -> Int {
+        try await write { (db: Connection) throws(StoreError) -> Int in
+            try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [.integer(cutoff.milliseconds)])
+        }
+    }
+
+    /// Sets (or, with a nil `url`, removes) the account's status-report webhook. False when no account
+    /// has this product token.
+    public func setWebhook(account: ProductToken, url: String?, format: WebhookFormat) async throws(StoreError) -> Bool {
+        try await write { (db: Connection) throws(StoreError) -> Bool in
+            try db.run("UPDATE accounts SET webhook_url = ?, webhook_format = ? WHERE product_token = ?",
+                       [url.sqlValue, .text(format.rawValue), .text(account.text)]) == 1
+        }
+    }
+
+    public func message(account: ProductToken, id: GUID) throws(StoreError) -> MessageView? {
+        try messageViews(where: "m.message_id = ?", [.text(id.text)], account: account).first
+    }
+
+    public func messages(account: ProductToken, reference: String) throws(StoreError) -> [MessageView] {
+        try messageViews(where: "m.reference = ?", [.text(reference)], account: account)
+    }
+
+    private func messageViews(where condition: String, _ bindings: [SQLValue],
+                              account: ProductToken) throws(StoreError) -> [MessageView] {
+        try readSnapshot { (db: Connection) throws(StoreError) -> [MessageView] in
+            guard let accountID = try db.scalar("SELECT id FROM accounts WHERE product_token = ?", [.text(account.text)],
+                                                as: Int64.self) else { return [] }
+            let messages = try db.query("""
+                SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key
+                FROM messages m LEFT JOIN apps p ON p.id = m.app_id
+                WHERE m.account_id = ? AND \(condition)
+                ORDER BY m.id
+                """, [.integer(accountID)] + bindings)
+            let decoder = JSONDecoder()
+            return try messages.map { (row) throws(StoreError) -> MessageView in
+                try Self.messageView(row, on: db, decoder: decoder)
+            }
+        }
+    }
+
+    private static func messageView(_ row: Row, on db: Connection, decoder: JSONDecoder) throws(StoreError) -> MessageView {
+        let idText = try row.get("message_id", as: String.self)
+        guard let id = GUID(idText),
+              let type = AppMessageType(wireName: try row.get("message_type", as: String.self)) else {
+            throw .decoding(column: "messages", message: "message \(idText) has a malformed stored value")
+        }
+        let deliveries = try db.query("""
+            SELECT id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ? ORDER BY id
+            """, [.integer(try row.get("id", as: Int64.self))])
+        var recipients: [RecipientView] = []
+        for delivery in deliveries {
+            let key = try delivery.get("id", as: Int64.self)
+            guard let msisdn = MSISDN(try delivery.get("msisdn", as: String.self)),
+                  let snapshot = try delivery.get("snapshot", as: String?.self) else {
+                throw .decoding(column: "deliveries", message: "delivery #\(key) has a malformed stored value")
+            }
+            let events = try db.query("SELECT at, kind, detail FROM delivery_events WHERE delivery_id = ? ORDER BY id",
+                                      [.integer(key)]).map { (event) throws(StoreError) in
+                TimelineEvent(at: Timestamp(milliseconds: try event.get("at", as: Int64.self)),
+                              kind: try event.get("kind", as: String.self),
+                              detail: try event.get("detail", as: String?.self) ?? "")
+            }
+            recipients.append(RecipientView(key: DeliveryKey(key), msisdn: msisdn,
+                                            delivery: try DeliveryColumns.decodeSnapshot(snapshot, key: key, decoder: decoder),
+                                            updatedAt: Timestamp(milliseconds: try delivery.get("updated_at", as: Int64.self)),
+                                            events: events))
+        }
+        return MessageView(id: id, reference: try row.get("reference", as: String?.self),
+                           sender: try row.get("sender", as: String.self), messageType: type,
+                           appKey: try row.get("app_key", as: String?.self).flatMap(AppKey.init),
+                           fallbackFor: try row.get("fallback_for", as: String?.self).flatMap(GUID.init),
+                           createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)),
+                           recipients: recipients)
+    }
+}

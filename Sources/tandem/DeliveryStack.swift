@@ -1,0 +1,109 @@
+import Synchronization
+import TandemAPI
+import TandemCore
+import TandemEngine
+import TandemHTTP
+import TandemProviders
+import TandemStore
+
+/// Everything behind the HTTP routes that moves messages: scheduler, dispatcher, providers, status-report
+/// relay and the gateway service, built from the configuration and started and stopped as one.
+final class DeliveryStack: Sendable {
+    let scheduler: Scheduler
+    let dispatcher: Dispatcher
+    let gateway: CMGatewayService
+    let relay: OutboxRelay
+    let store: Store
+    private let configuration: Configuration
+    private let logger: Logger
+    private let tasks = TaskBag()
+
+    init(configuration: Configuration, policies: PolicySet, store: Store, webhookPoster: any WebhookPoster,
+         logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        let clock = SystemClock()
+        let push = PushSimulator(latency: configuration.simulator.pushLatency)
+        let sms = SMSSimulator(latency: configuration.simulator.smsLatency, reportAfter: configuration.simulator.smsReportAfter)
+        dispatcher = Dispatcher(push: push, sms: sms)
+        let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
+                                  configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
+                                                                         expectedTimers: configuration.scheduler.expectedTimers),
+                                  logger: logger.with(["component": "scheduler"]))
+        self.scheduler = scheduler
+        sms.onReport { key, outcome in
+            do {
+                try await scheduler.record(.smsReportReceived(outcome), for: key)
+            } catch {
+                logger.error("sms report not recorded", ["delivery": .int(key.rawValue), "error": .string("\(error)")])
+            }
+        }
+        let now: @Sendable () -> Timestamp = { clock.now() }
+        let authenticator = ProductTokenAuthenticator(directory: store, now: now)
+        gateway = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, policies: policies,
+                                   authenticator: authenticator, now: now,
+                                   configuration: CMGatewayService.Configuration(
+                                       defaultSMSValidity: configuration.gateway.defaultSMSValidity),
+                                   logger: logger.with(["component": "gateway"]))
+        let reports = configuration.statusReports
+        relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
+                            encode: CMStatusReportEncoder.encode,
+                            configuration: OutboxRelay.Configuration(
+                                concurrency: reports.concurrency, pollInterval: reports.pollInterval,
+                                schedule: RetrySchedule(initialDelay: reports.initialRetryDelay,
+                                                        maximumDelay: reports.maximumRetryDelay,
+                                                        giveUpAfter: reports.giveUpAfter)),
+                            logger: logger.with(["component": "statusReports"]))
+    }
+
+    func register(in router: inout HTTPRouter) {
+        CMGatewayEndpoint(service: gateway).register(in: &router)
+    }
+
+    /// Recovers in-flight deliveries and timers, then starts the scheduler, the relay and housekeeping.
+    func start() async throws {
+        let report = try await scheduler.recover()
+        logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
+                                             "timersArmed": .int(Int64(report.timersArmed)),
+                                             "timersOverdue": .int(Int64(report.timersOverdue)),
+                                             "pushesResent": .int(Int64(report.pushesResent)),
+                                             "smsResent": .int(Int64(report.smsResent))])
+        let scheduler = scheduler, relay = relay, store = store, logger = logger
+        let retention = configuration.gateway.idempotencyRetention
+        tasks.add(Task { await scheduler.run() })
+        tasks.add(Task { await relay.run() })
+        tasks.add(Task {
+            let clock = SystemClock()
+            while !Task.isCancelled {
+                do {
+                    let purged = try await store.purgeIdempotencyKeys(createdBefore: Timestamp(
+                        milliseconds: clock.now().milliseconds - retention.milliseconds))
+                    if purged > 0 { logger.info("idempotency keys purged", ["count": .int(Int64(purged))]) }
+                } catch {
+                    logger.error("idempotency purge failed", ["error": .string("\(error)")])
+                }
+                try? await Task.sleep(for: .seconds(600))
+            }
+        })
+    }
+
+    /// Stops the loops and lets sends already started finish (bounded by `grace`).
+    func stop(grace: Duration) async {
+        tasks.cancelAll()
+        let dispatcher = dispatcher
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await dispatcher.waitUntilIdle() }
+            group.addTask { try? await Task.sleep(for: grace) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// Tasks to cancel together at shutdown.
+final class TaskBag: Sendable {
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
+    func cancelAll() { for task in tasks.withLock({ $0 }) { task.cancel() } }
+}
