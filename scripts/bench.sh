@@ -33,6 +33,8 @@ printf '   requests/s: %s   p50: %s   p99: %s   (target >= 50,000 req/s)\n' "$rp
 echo "   access-log lines written: $(grep -c '"log":"access"' "$work/serve.log")"
 kill -TERM "$server"; wait "$server" || true
 echo
+scripts/bench-gateway.sh "$bin" "$work" "$rps"
+echo
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 "$bin" bench store --directory "$work"
 echo

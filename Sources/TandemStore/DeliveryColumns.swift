@@ -18,12 +18,8 @@ struct DeliveryColumns: Sendable {
     let readDeadline: Int64?
     let expiresAt: Int64?
 
-    init(_ delivery: Delivery, encoder: JSONEncoder) throws(StoreError) {
-        do {
-            snapshot = String(decoding: try encoder.encode(delivery), as: UTF8.self)
-        } catch {
-            throw .encoding(column: "snapshot", message: "\(error)")
-        }
+    init(_ delivery: Delivery, writer: SnapshotWriter) throws(StoreError) {
+        snapshot = try writer.write(delivery)
         state = delivery.state.rawValue
         status = delivery.status.wireName
         channel = delivery.resolution?.channel?.wireName
@@ -31,13 +27,6 @@ struct DeliveryColumns: Sendable {
         pushDeadline = Self.earliest(delivery.timers[.noDeliveryAck], delivery.timers[.noRead])
         readDeadline = delivery.timers[.noRead]?.milliseconds
         expiresAt = Self.earliest(delivery.timers[.lifetime], delivery.timers[.smsValidity])
-    }
-
-    /// The encoder for snapshots (and nothing else): `sortedKeys`, default strategies.
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
     }
 
     /// Decodes a stored snapshot; `key` only names the row in the error.

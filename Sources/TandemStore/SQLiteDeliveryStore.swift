@@ -38,12 +38,12 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord],
                        changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
         guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return [] }
-        let encoder = DeliveryColumns.makeEncoder()
+        let writer = SnapshotWriter()
         let newRows = try inserts.map { (record) throws(StoreError) in
-            (record, try DeliveryColumns(record.delivery, encoder: encoder))
+            (record, try DeliveryColumns(record.delivery, writer: writer))
         }
         let changedRows = try changes.map { (change) throws(StoreError) in
-            (change, try DeliveryColumns(change.delivery, encoder: encoder))
+            (change, try DeliveryColumns(change.delivery, writer: writer))
         }
         return try await store.write { (db: Connection) throws(StoreError) -> [DeliveryKey] in
             try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)

@@ -32,11 +32,11 @@ final class DeliveryStack: Sendable {
                                                                          expectedTimers: configuration.scheduler.expectedTimers),
                                   logger: logger.with(["component": "scheduler"]))
         self.scheduler = scheduler
-        sms.onReport { key, outcome in
+        sms.onReport { reports in
             do {
-                try await scheduler.record(.smsReportReceived(outcome), for: key)
+                _ = try await scheduler.record(reports.map { ($0.0, DeliveryEvent.smsReportReceived($0.1)) })
             } catch {
-                logger.error("sms report not recorded", ["delivery": .int(key.rawValue), "error": .string("\(error)")])
+                logger.error("sms reports not recorded", ["count": .int(Int64(reports.count)), "error": .string("\(error)")])
             }
         }
         let now: @Sendable () -> Timestamp = { clock.now() }

@@ -33,6 +33,23 @@ struct ConfigurationTests {
                                                 environment: ["TANDEM_METRICS_TOKEN": "t0k3n"])
         #expect(production.metrics.bearerToken?.value == "t0k3n")
         #expect(production.database.synchronous == .full)
+        #expect(production.scheduler.expectedTimers == 1_000_000)
+        #expect(production.gateway.idempotencyRetention == .seconds(86_400))
+        #expect(production.statusReports.giveUpAfter == .seconds(7 * 86_400))
+        #expect(production.simulator.smsReportAfter == .milliseconds(500))
+    }
+
+    @Test("delivery settings: bad values name their key")
+    func deliverySettingsErrors() {
+        for (json, message) in [
+            (#"{"gateway": {"idempotencyRetention": "1h"}}"#, "gateway.idempotencyRetention"),
+            (#"{"statusReports": {"initialRetryDelay": "10s", "maximumRetryDelay": "1s"}}"#, "statusReports.maximumRetryDelay"),
+            (#"{"scheduler": {"tick": "0ms"}}"#, "scheduler.tick"),
+            (#"{"simulator": {"smsReportAfer": "1s"}}"#, "did you mean \"smsReportAfter\""),
+        ] {
+            #expect(throws: ConfigurationError.self) { try load(json) }
+            do { _ = try load(json) } catch { #expect("\(error)".contains(message), "\(error)") }
+        }
     }
 
     @Test("an empty object gives every default")

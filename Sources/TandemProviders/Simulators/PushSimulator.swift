@@ -22,11 +22,14 @@ public final class PushSimulator: PushSender {
     }
 
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
-        do {
-            try await Task.sleep(for: latency)
-        } catch {
-            return [:]  // terminated while queued: nothing went out
+        if latency > .zero {
+            do {
+                try await Task.sleep(for: latency)
+            } catch {
+                return [:]  // terminated while queued: nothing went out
+            }
         }
+        if Task.isCancelled { return [:] }
         var verdicts: [DeviceID: PushVerdict] = [:]
         for target in push.targets {
             if target.token.text.lowercased().hasPrefix("dead") {

@@ -4,6 +4,8 @@ import TandemCore
 /// An in-process SMSC for `make run` and tests: accepts every SMS after `latency` under a reference
 /// `sim-<n>`, and `reportAfter` later reports it delivered through `report` — except numbers ending in
 /// `000`, which fail (so the failure path can be tried). Keeps a log of what it accepted.
+///
+/// Reports are delivered in batches by one task (like an SMSC's DLR stream), not a timer per SMS.
 public final class SMSSimulator: SMSSender {
     public struct Submitted: Sendable, Hashable {
         public let key: DeliveryKey
@@ -12,13 +14,14 @@ public final class SMSSimulator: SMSSender {
         public let body: String
     }
 
-    /// Where delivery reports go: normally the scheduler (`smsReportReceived`).
-    public typealias Report = @Sendable (DeliveryKey, SMSOutcome) async -> Void
+    /// Where delivery reports go: normally the scheduler (`smsReportReceived`), a batch at a time.
+    public typealias Report = @Sendable ([(DeliveryKey, SMSOutcome)]) async -> Void
 
     private struct State {
         var next = 1
         var submitted: [Submitted] = []
-        var report: Report?
+        var pending: [(due: ContinuousClock.Instant, key: DeliveryKey, outcome: SMSOutcome)] = []
+        var reporter: Task<Void, Never>?
     }
 
     private let latency: Duration
@@ -30,26 +33,39 @@ public final class SMSSimulator: SMSSender {
         self.reportAfter = reportAfter
     }
 
-    /// Connects the delivery reports (set once the scheduler exists).
+    deinit { state.withLock { $0.reporter?.cancel() } }
+
+    /// Starts delivering reports to `report` (once the scheduler exists).
     public func onReport(_ report: @escaping Report) {
-        state.withLock { $0.report = report }
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let now = ContinuousClock.now
+                let due = self.state.withLock { state -> [(DeliveryKey, SMSOutcome)] in
+                    let ready = state.pending.filter { $0.due <= now }
+                    state.pending.removeAll { $0.due <= now }
+                    return ready.map { ($0.key, $0.outcome) }
+                }
+                if !due.isEmpty { await report(due) }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        state.withLock { state in
+            state.reporter?.cancel()
+            state.reporter = task
+        }
     }
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
-        try? await Task.sleep(for: latency)
-        let (reference, report) = state.withLock { state -> (String, Report?) in
+        if latency > .zero { try? await Task.sleep(for: latency) }
+        let due = ContinuousClock.now + reportAfter
+        let outcome: SMSOutcome = sms.msisdn.e164.hasSuffix("000") ? .failed : .delivered
+        let reference = state.withLock { state -> String in
             let reference = "sim-\(state.next)"
             state.next += 1
             state.submitted.append(Submitted(key: sms.key, msisdn: sms.msisdn, reference: reference, body: sms.content.body))
-            return (reference, state.report)
-        }
-        if let report {
-            let outcome: SMSOutcome = sms.msisdn.e164.hasSuffix("000") ? .failed : .delivered
-            let delay = reportAfter
-            Task {
-                try? await Task.sleep(for: delay)
-                await report(sms.key, outcome)
-            }
+            if state.reporter != nil { state.pending.append((due, sms.key, outcome)) }
+            return reference
         }
         return .submitted(reference: reference)
     }

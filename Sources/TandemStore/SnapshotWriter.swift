@@ -1,0 +1,67 @@
+import Foundation
+import TandemCore
+
+/// Writes a `Delivery`'s snapshot JSON by hand: the shape the synthesized `Codable` conformance reads
+/// back (the same keys and value encodings), at a fraction of `JSONEncoder`'s cost on the hot path.
+/// The parts that rarely vary between deliveries — the push plan, the policy, the SMS validity — are
+/// encoded once with `JSONEncoder` and reused for the life of the writer (one commit).
+///
+/// Guarantee (tested): `JSONDecoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
+/// Not guaranteed: the same text as `JSONEncoder` (key order, spacing), which nothing relies on.
+final class SnapshotWriter {
+    private let encoder: JSONEncoder
+    private var plans: [PushPlan: String] = [:]
+    private var policies: [Policy: String] = [:]
+    private var durations: [Duration: String] = [:]
+
+    init() {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+    }
+
+    func write(_ delivery: Delivery) throws(StoreError) -> String {
+        var out = "{\"devices\":{"
+        var first = true
+        for (device, progress) in delivery.devices {
+            if !first { out += "," }
+            first = false
+            JSONText.appendString(device.text, to: &out)
+            out += ":{\"accepted\":\(progress.accepted),\"acknowledged\":\(progress.acknowledged),\"read\":\(progress.read)"
+            if let rejection = progress.rejection { out += ",\"rejection\":\"\(rejection.rawValue)\"" }
+            out += "}"
+        }
+        out += "}"
+        if let plan = delivery.plan { out += ",\"plan\":" + (try cached(plan, in: &plans)) }
+        if let policy = delivery.policy { out += ",\"policy\":" + (try cached(policy, in: &policies)) }
+        out += ",\"pushTerminated\":\(delivery.pushTerminated)"
+        if let reason = delivery.rejectReason { out += ",\"rejectReason\":\"\(reason.rawValue)\"" }
+        if let resolution = delivery.resolution { out += ",\"resolution\":\"\(resolution.rawValue)\"" }
+        if let cause = delivery.smsCause { out += ",\"smsCause\":\"\(cause.rawValue)\"" }
+        if let reference = delivery.smsReference {
+            out += ",\"smsReference\":"
+            JSONText.appendString(reference, to: &out)
+        }
+        out += ",\"smsRequested\":\(delivery.smsRequested)"
+        out += ",\"smsValidity\":" + (try cached(delivery.smsValidity, in: &durations))
+        out += ",\"state\":\"\(delivery.state.rawValue)\",\"status\":\"\(delivery.status.wireName)\",\"timers\":{"
+        first = true
+        for (kind, deadline) in delivery.timers {
+            if !first { out += "," }
+            first = false
+            out += "\"\(kind.rawValue)\":\(deadline.milliseconds)"
+        }
+        return out + "}}"
+    }
+
+    private func cached<Value: Encodable & Hashable>(_ value: Value, in cache: inout [Value: String]) throws(StoreError) -> String {
+        if let text = cache[value] { return text }
+        let text: String
+        do {
+            text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw .encoding(column: "snapshot", message: "\(error)")
+        }
+        cache[value] = text
+        return text
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import TandemCore
+import Testing
+@testable import TandemStore
+
+@Suite("Snapshot writer")
+struct SnapshotWriterTests {
+    /// Deliveries in every state the lifecycle reaches, built by feeding it real events.
+    static func deliveries() throws -> [Delivery] {
+        let (d1, d2) = (try Fixture.device(1), try Fixture.device(2))
+        let t = Fixture.t0
+        var result: [Delivery] = []
+        func run(_ record: NewDeliveryRecord, _ events: [DeliveryEvent]) {
+            var delivery = record.delivery
+            result.append(delivery)
+            for (index, event) in events.enumerated() {
+                _ = delivery.handle(event, now: t + .seconds(Int64(index + 1)))
+                result.append(delivery)
+            }
+        }
+        let two = try Fixture.pushed(to: [d1, d2], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
+        run(two, [.pushAccepted(d1), .pushRejected(d2, .tokenDead), .deliveryAcknowledged(d1), .timerFired(.noRead),
+                  .smsSubmitted(reference: "ref \"quoted\" \\ ü"), .smsReportReceived(.delivered)])
+        let otp = try Fixture.pushed(to: [d1], policy: Fixture.otp, msisdn: Fixture.msisdn(2), content: Fixture.content(2))
+        run(otp, [.pushAccepted(d1), .manualFallbackRequested, .smsSubmitted(reference: "x"), .smsReportReceived(.failed)])
+        run(otp, [.supersededBySMS])
+        run(otp, [.timerFired(.lifetime)])
+        let sms = Fixture.routed(.sms(SMSRoute(reason: .noPushableDevice, policy: Fixture.critical)),
+                                 msisdn: try Fixture.msisdn(3), content: try Fixture.content(3))
+        run(sms, [.smsSubmitted(reference: "r"), .timerFired(.smsValidity)])
+        run(Fixture.routed(.reject(.noAppKey), msisdn: try Fixture.msisdn(4), content: try Fixture.content(4)), [])
+        return result
+    }
+
+    @Test("every snapshot decodes back to the delivery it was written from")
+    func roundTrips() throws {
+        let writer = SnapshotWriter()
+        let decoder = JSONDecoder()
+        let all = try Self.deliveries()
+        #expect(all.count >= 15)
+        for delivery in all {
+            let text = try writer.write(delivery)
+            #expect(try decoder.decode(Delivery.self, from: Data(text.utf8)) == delivery, "\(text)")
+            #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])
+        }
+    }
+}
