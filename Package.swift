@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
-                                                          "TandemStore", "TandemTestSupport"]),
+                                                          "TandemStore", "TandemTestSupport", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -63,9 +63,9 @@ extension CMValidity {
         _ = reader.skip(" ")
         guard let offsetMinutes = reader.zoneOffsetMinutes(), reader.atEnd else { return nil }
         guard (1970...9999).contains(year), (1...12).contains(month),
-              (1...CivilDate.daysIn(month: month, year: year)).contains(day),
+              (1...Int(ISO8601.daysIn(month: Int64(month), year: Int64(year)))).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
-        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
+        let days = Int(ISO8601.days(year: Int64(year), month: Int64(month), day: Int64(day)))
         let seconds = Int64(days) * 86_400 + Int64(hour * 3_600 + minute * 60 + second) - Int64(offsetMinutes) * 60
         return Timestamp(milliseconds: seconds * 1_000 + extraMilliseconds)
     }
@@ -130,28 +130,5 @@ private struct DigitReader {
         }
         let total = hours * 60 + minutes
         return sign == UInt8(ascii: "-") ? -total : total
-    }
-}
-
-/// Proleptic Gregorian calendar arithmetic, without Foundation.
-enum CivilDate {
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    /// Days from 1970-01-01 (Howard Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -19,16 +19,25 @@ public struct GUID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// A random version-4 GUID drawn from `generator`; pass `SystemRandomNumberGenerator` for secrets.
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> GUID {
-        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        // Two 64-bit draws (two getrandom calls for the system generator, not sixteen).
+        let (high, low) = (generator.next(), generator.next())
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * (7 - index)))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * (7 - index)))
+        }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
         }
-        let groups = [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }
-        // The joined text is well-formed by construction.
-        return GUID(uncheckedText: groups.joined(separator: "-"))
+        // Well-formed by construction.
+        return GUID(uncheckedText: String(decoding: text, as: UTF8.self))
     }
 
     private init(uncheckedText: String) { self.text = uncheckedText }

@@ -11,6 +11,15 @@ public enum ISO8601 {
             + pad(second, 2) + "." + pad(milli, 3) + "Z"
     }
 
+    /// The number of days in `month` (1–12) of `year`.
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// Days since 1970-01-01 for a civil date (Howard Hinnant's `days_from_civil`).
     public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
