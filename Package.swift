@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite"]),
+        .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders"]),
     ],
     swiftLanguageModes: [.v6]
 )

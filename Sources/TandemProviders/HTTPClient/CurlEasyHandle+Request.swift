@@ -40,6 +40,7 @@ extension CurlEasyHandle {
         try set(CURLOPT_TCP_KEEPIDLE, 60)
         try set(CURLOPT_TCP_KEEPINTVL, 30)
 
+        try set(CURLOPT_PROXY, configuration.proxy ?? "") // "" also disables proxies from the environment
         if let caFile = configuration.caFile { try set(CURLOPT_CAINFO, caFile) }
         try set(CURLOPT_SSL_VERIFYPEER, configuration.verifyPeer ? 1 : 0)
         try set(CURLOPT_SSL_VERIFYHOST, configuration.verifyPeer ? 2 : 0)

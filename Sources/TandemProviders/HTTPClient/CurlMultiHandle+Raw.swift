@@ -1,7 +1,10 @@
 import CCurl
 
-/// A `CURLM *` configured for multiplexing, released in `deinit` (and only there, so a
-/// throwing `init` cannot double-free it).
+/// A `CURLM *` configured for multiplexing, plus one reference on libcurl's global state
+/// (`curl_global_init`, counted by curl). Both are released in `deinit` — the multi handle
+/// first, global state last — and only there once `init` has stored `raw`, so a throwing
+/// `init` cannot double-free them. Every easy handle is released before this object, because
+/// the loop thread releases them all before it drops its reference.
 ///
 /// `@unchecked Sendable` invariant: `wakeup()` is the only method called from threads other
 /// than the loop thread (curl documents `curl_multi_wakeup` as thread-safe); every other call
@@ -11,7 +14,13 @@ final class CurlMultiHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
 
     init(configuration: HTTPClient.Configuration) throws(HTTPClientError) {
+        // Thread-safe in curl ≥ 7.84 built with CURL_VERSION_THREADSAFE (Debian 12's is).
+        let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard global == CURLE_OK else {
+            throw .initialisationFailed("curl_global_init: \(String(cString: curl_easy_strerror(global)))")
+        }
         guard let raw = curl_multi_init() else {
+            curl_global_cleanup() // `raw` is not stored, so `deinit` will not run
             throw .initialisationFailed("curl_multi_init returned NULL")
         }
         self.raw = raw
@@ -24,6 +33,7 @@ final class CurlMultiHandle: @unchecked Sendable {
 
     deinit {
         curl_multi_cleanup(raw)
+        curl_global_cleanup()
     }
 
     private func set(_ option: CURLMoption, _ value: Int) throws(HTTPClientError) {

@@ -28,6 +28,9 @@ extension HTTPClient {
         public var defaultTimeout: Duration = .seconds(30)
         /// Largest response body accepted; larger ones fail with `.responseTooLarge`.
         public var maxResponseBytes = 1 << 20
+        /// Proxy URL (`CURLOPT_PROXY`, e.g. `http://proxy:3128`); nil means none. The
+        /// `http_proxy`/`https_proxy` environment variables are ignored either way.
+        public var proxy: String?
 
         public init() {}
 

@@ -1,5 +1,3 @@
-import CCurl
-
 /// An asynchronous HTTP/1.1 and HTTP/2 client on one libcurl multi handle, driven by one
 /// dedicated thread (not a thread per request).
 ///
@@ -8,40 +6,28 @@ import CCurl
 ///   `maxConcurrentStreams` per connection and `maxConnectionsPerHost` connections; idle
 ///   connections are kept for reuse.
 /// - A request whose task is cancelled is removed from the multi handle before `send`
-///   throws `.cancelled` (an HTTP/2 stream is reset; an HTTP/1.1 connection is closed).
+///   throws `.cancelled`. An HTTP/2 stream is reset and its connection kept; an HTTP/1.1
+///   connection, or a connection still being set up for that request, is closed.
 /// - `shutdown()` fails queued and running requests with `.shutdown` and stops the thread.
 ///   Dropping the last reference does the same without waiting.
 ///
 /// Not guaranteed: ordering between concurrent requests; that a request which timed out or
-/// was cancelled did not reach the server; redirects (never followed); decompression (no
-/// `Accept-Encoding` is sent, bodies are returned as received); HTTP/2 keep-alive pings.
+/// was cancelled did not reach the server. Not done: redirects (never followed),
+/// decompression (no `Accept-Encoding` is sent, bodies are returned as received), cookies,
+/// HTTP/2 keep-alive pings, proxies from the environment (only `Configuration.proxy`).
 public final class HTTPClient: Sendable {
     private let loop: CurlEventLoop
 
     public init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
         try configuration.validate()
-        let global = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard global == CURLE_OK else {
-            throw .initialisationFailed("curl_global_init: \(String(cString: curl_easy_strerror(global)))")
-        }
-        let loop: CurlEventLoop
-        do {
-            loop = try CurlEventLoop(configuration: configuration)
-            try loop.startThread()
-        } catch {
-            curl_global_cleanup()
-            throw error
-        }
+        let loop = try CurlEventLoop(configuration: configuration)
+        try loop.startThread()
         self.loop = loop
     }
 
     deinit {
+        // Does not wait: the loop thread fails what is left and releases the curl handles.
         loop.shutdown(waiter: nil)
-        // Balances `curl_global_init`; curl counts, and only the last cleanup tears down.
-        // The loop thread may still be releasing handles: with a thread-safe libcurl
-        // (CURL_VERSION_THREADSAFE, as on Debian 12) global cleanup is not done while other
-        // clients remain, and releasing handles needs no global state.
-        curl_global_cleanup()
     }
 
     /// Sends `request` and waits for the complete response. An HTTP error status is a

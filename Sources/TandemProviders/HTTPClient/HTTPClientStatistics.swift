@@ -8,7 +8,8 @@ public struct HTTPClientStatistics: Sendable, Hashable {
     public var connectionsOpened: Int
     /// Requests that ended with a response, whatever its status.
     public var requestsCompleted: Int
-    /// Requests that ended with an error, including cancelled and shut-down ones.
+    /// Requests handed to the loop thread that ended with an error, including cancelled and
+    /// shut-down ones. (Invalid requests and tasks cancelled before sending are not counted.)
     public var requestsFailed: Int
     /// Transfers currently on the multi handle (running or waiting for a connection).
     public var activeTransfers: Int

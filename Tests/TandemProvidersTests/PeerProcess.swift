@@ -1,0 +1,148 @@
+import Foundation
+import XCTest
+
+/// A peer started for one test and stopped by it (or, if the test process dies, by the
+/// script noticing its parent is gone).
+///
+/// `@unchecked Sendable`: `process` is only terminated, from one test at a time.
+final class PeerProcess: @unchecked Sendable {
+    let port: Int
+    private let process: Process
+
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    /// Starts the Python HTTP/1.1 server, optionally with TLS (ALPN `http/1.1` only).
+    static func pythonHTTP(in directory: TemporaryDirectory, tls: (cert: String, key: String)? = nil) throws -> PeerProcess {
+        try requireExecutable("python3")
+        var arguments = ["http"]
+        if let tls { arguments += ["--tls", tls.cert, tls.key] }
+        return try start(in: directory, arguments: arguments)
+    }
+
+    /// Starts `nghttpd` on 127.0.0.1, TLS with `certificate` unless nil (then `--no-tls`).
+    static func nghttpd(in directory: TemporaryDirectory, htdocs: String,
+                        certificate: TestCertificate?, extraArguments: [String] = []) throws -> PeerProcess {
+        try requireExecutable("python3")
+        let nghttpd = try requireExecutable("nghttpd", hint: "install Debian package nghttp2-server")
+        var arguments = ["supervise", nghttpd, "--address=127.0.0.1", "--htdocs=\(htdocs)"] + extraArguments
+        if let certificate {
+            arguments += ["0", certificate.keyPath, certificate.certPath]
+        } else {
+            arguments += ["--no-tls", "0"]
+        }
+        return try start(in: directory, arguments: arguments)
+    }
+
+    private static func start(in directory: TemporaryDirectory, arguments: [String]) throws -> PeerProcess {
+        let script = directory.path + "/peer.py"
+        if !FileManager.default.fileExists(atPath: script) {
+            try PeerScript.source.write(toFile: script, atomically: true, encoding: .utf8)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = readLine(from: output.fileHandleForReading)
+        guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
+            process.terminate()
+            process.waitUntilExit()
+            throw PeerError(message: "peer \(arguments.prefix(2)) failed to start: \(line)")
+        }
+        return PeerProcess(port: port, process: process)
+    }
+
+    /// SIGTERM, then SIGKILL if the peer is still there after 5 s.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+    }
+
+    private static func readLine(from handle: FileHandle) -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = handle.availableData // blocks until data or EOF
+            if chunk.isEmpty { break }
+            bytes += chunk
+            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                bytes = Array(bytes[..<newline])
+                break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The executable's path, or an `XCTSkip` saying it is genuinely unavailable.
+    @discardableResult
+    static func requireExecutable(_ name: String, hint: String = "") throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        for directory in directories where FileManager.default.isExecutableFile(atPath: directory + "/" + name) {
+            return directory + "/" + name
+        }
+        throw XCTSkip("\(name) is not installed\(hint.isEmpty ? "" : " (\(hint))"); skipping")
+    }
+}
+
+struct PeerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// A fresh directory under the system temp dir, removed on deinit.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.path + "/tandem-httpclient-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func write(_ contents: [UInt8], to name: String) throws -> String {
+        let file = path + "/" + name
+        try Data(contents).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+}
+
+/// A self-signed P-256 certificate for `localhost` and 127.0.0.1, made by the openssl CLI.
+struct TestCertificate: Sendable {
+    let certPath: String
+    let keyPath: String
+
+    static func make(in directory: TemporaryDirectory, name: String) throws -> TestCertificate {
+        let openssl = try PeerProcess.requireExecutable("openssl")
+        let certificate = TestCertificate(certPath: "\(directory.path)/\(name)-cert.pem",
+                                          keyPath: "\(directory.path)/\(name)-key.pem")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: openssl)
+        process.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                             "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                             "-keyout", certificate.keyPath, "-out", certificate.certPath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PeerError(message: "openssl req exited with \(process.terminationStatus)")
+        }
+        return certificate
+    }
+}

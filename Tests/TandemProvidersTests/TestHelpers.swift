@@ -1,0 +1,48 @@
+import XCTest
+@testable import TandemProviders
+
+extension HTTPClient {
+    /// The error `send` throws for `request`, or nil if it returns a response.
+    func failure(of request: HTTPClientRequest) async -> HTTPClientError? {
+        do {
+            _ = try await send(request)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+extension HTTPClient {
+    /// `send` as a value.
+    func result(of request: HTTPClientRequest) async -> Result<HTTPClientResponse, HTTPClientError> {
+        do {
+            return .success(try await send(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension HTTPClientResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Polls `condition` (a state change the test cannot be told about) every 5 ms, for at most
+/// `limit`; returns whether it became true.
+func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while clock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+func configuration(_ adjust: (inout HTTPClient.Configuration) -> Void = { _ in }) -> HTTPClient.Configuration {
+    var configuration = HTTPClient.Configuration()
+    configuration.defaultTimeout = .seconds(10)
+    adjust(&configuration)
+    return configuration
+}
