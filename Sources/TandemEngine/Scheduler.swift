@@ -78,6 +78,9 @@ public actor Scheduler {
         self.logger = logger
         self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)),
                                 capacity: max(0, configuration.expectedTimers))
+        // In-flight deliveries are about as many as pending timers: presized, the table never rehashes
+        // everything inside one flush (a 100k-entry rehash stalled every request for tens of milliseconds).
+        self.entries.reserveCapacity(max(0, configuration.expectedTimers))
     }
 
     // MARK: Commands

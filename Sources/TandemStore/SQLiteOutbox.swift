@@ -39,8 +39,10 @@ public final class SQLiteOutbox: OutboxStore {
 
     public func nextDue() async throws(StoreError) -> Timestamp? {
         try store.read { (db: Connection) throws(StoreError) -> Timestamp? in
-            try db.scalar("SELECT min(next_attempt_at) FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL",
-                          as: Int64.self).map(Timestamp.init(milliseconds:))
+            try db.scalar("""
+                SELECT next_attempt_at FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
+                ORDER BY next_attempt_at LIMIT 1
+                """, as: Int64.self).map(Timestamp.init(milliseconds:))
         }
     }
 

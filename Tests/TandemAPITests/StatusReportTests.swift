@@ -39,6 +39,8 @@ struct StatusReportTests {
             to: ["0031612345678"], extra: #""allowedChannels":["Push"]"#)))
         #expect(try h.count("SELECT count(*) FROM outbox") == 1)
 
+        let outbox = SQLiteOutbox(store: h.store)
+        #expect(try await outbox.nextDue() == GatewayHarness.t0)
         let receiver = FlakyReceiver(failures: 2)
         let schedule = RetrySchedule(initialDelay: .seconds(1), maximumDelay: .seconds(60), giveUpAfter: .seconds(3_600), jitter: 0)
         let relay = OutboxRelay(store: SQLiteOutbox(store: h.store), poster: receiver, clock: h.clock,
@@ -65,6 +67,7 @@ struct StatusReportTests {
         #expect(msg["tandemStatus"] as? String == "Rejected")
         #expect(receiver.posts[2].url == "http://127.0.0.1:9/dlr")
         #expect(try h.rows("SELECT attempts, delivered_at IS NOT NULL, last_error FROM outbox") == [[.integer(3), .integer(1), .null]])
+        #expect(try await outbox.nextDue() == nil)  // nothing pending: no row, not an error
         await h.close()
     }
 

@@ -85,6 +85,7 @@ def test_status_reports_survive_a_flaky_webhook_exactly_once_per_final_status(se
         assert report["status"]["code"] == "2" and report["tandemStatus"] == "Delivered" and report["channel"] == "SMS"
         assert report["fallback"] is False
         assert query(server, "SELECT attempts, delivered_at IS NOT NULL FROM outbox") == [(3, 1)]
+        assert [line for line in server.log_lines() if line.get("level") == "error"] == []
     finally:
         receiver.close()
 
@@ -145,6 +146,7 @@ def test_otp_manual_fallback_by_endpoint_and_by_fallback_for(serve):
         time.sleep(0.5)
         reports = sorted((r["messages"]["msg"]["reference"], r["messages"]["msg"]["tandemStatus"]) for r in receiver.delivered())
         assert reports == [("otp-1", "Delivered"), ("otp-2", "Cancelled"), ("otp-2-sms", "Delivered")]
+        assert [line for line in server.log_lines() if line.get("level") == "error"] == []
     finally:
         receiver.close()
 
