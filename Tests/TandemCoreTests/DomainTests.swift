@@ -6,6 +6,7 @@ struct DomainTests {
     @Test("MSISDNs are normalised once to +digits", arguments: [
         ("00447911123456", "+447911123456"), ("+447911123456", "+447911123456"),
         (" +31 6 1234 5678 ", "+31612345678"), ("0031-6-12345678", "+31612345678"),
+        ("\t+123456789012345\r\n", "+123456789012345"), ("+12345678", "+12345678"),
     ])
     func msisdnNormalisation(input: String, expected: String) {
         #expect(MSISDN(input)?.e164 == expected)
@@ -14,6 +15,7 @@ struct DomainTests {
     @Test("malformed numbers are refused", arguments: [
         "0612345678", "447911123456", "+", "00", "+0447911123456", "+12345", "+1234567890123456",
         "+44 7911 12345a", "+44--7911123456", "+ 447911123456", "+447911123456 -", "+44(0)7911123456",
+        "00 447911123456", "+1234567", "+44 7911 12345６", "++447911123456", "0044 7911-123456-", "",
     ])
     func msisdnRejects(input: String) {
         #expect(MSISDN(input) == nil)
