@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import TandemCore
+import TandemCrypto
+
+/// The app API's request signature (spec: "Hybrid Messaging API", request requirements):
+/// `Authorization: MAC kid="<appKey>" ts="<unix seconds>" mac="<base64 HMAC-SHA1(appSecret, S)>"` with
+/// `S = "<METHOD> <request-target> HTTP/1.1\n<host>\n<ts>\n"`.
+///
+/// Real SDKs sign a host name fixed at build time rather than the `Host` header, and sign the
+/// request-target before percent-encoding spaces, so a verifier is given every acceptable host and
+/// request-target and accepts a signature over any combination. MACs are compared in constant time.
+public enum MACAuthentication {
+    /// The parsed `Authorization` header.
+    public struct Credentials: Sendable, Hashable {
+        public let kid: String
+        public let timestamp: Int64
+        public let mac: String
+    }
+
+    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        case missingHeader
+        case malformed(String)
+        case unknownKey
+        case outsideWindow
+        case replayed
+        case badSignature
+
+        public var description: String {
+            switch self {
+            case .missingHeader: "the Authorization header is missing"
+            case .malformed(let detail): "the Authorization header is malformed: \(detail)"
+            case .unknownKey: "kid names no app"
+            case .outsideWindow: "ts is outside the allowed window"
+            case .replayed: "this signature was already used"
+            case .badSignature: "mac does not match the request"
+            }
+        }
+    }
+
+    /// Parses `MAC kid="…" ts="…" mac="…"` (parameters in any order, separated by spaces and/or commas;
+    /// the scheme in any casing). Every parameter is required exactly once.
+    public static func parse(_ header: String) -> Result<Credentials, Failure> {
+        let trimmed = header.trimmingASCIISpaces()
+        guard trimmed.count > 4, trimmed.prefix(4).lowercased() == "mac " else {
+            return .failure(.malformed("expected the MAC scheme"))
+        }
+        var values: [String: String] = [:]
+        var rest = Substring(trimmed.dropFirst(4))
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "," || $0 == "\t" }
+            if rest.isEmpty { break }
+            guard let equals = rest.firstIndex(of: "=") else { return .failure(.malformed("expected name=\"value\"")) }
+            let name = rest[..<equals].lowercased()
+            rest = rest[rest.index(after: equals)...]
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else {
+                return .failure(.malformed("the value of \(name) must be quoted"))
+            }
+            guard values[name] == nil else { return .failure(.malformed("\(name) appears twice")) }
+            values[name] = String(rest[rest.index(after: rest.startIndex)..<close])
+            rest = rest[rest.index(after: close)...]
+        }
+        guard let kid = values["kid"], !kid.isEmpty else { return .failure(.malformed("kid is missing")) }
+        guard let tsText = values["ts"], let ts = Int64(tsText), ts >= 0 else {
+            return .failure(.malformed("ts must be unix seconds"))
+        }
+        guard let mac = values["mac"], !mac.isEmpty else { return .failure(.malformed("mac is missing")) }
+        return .success(Credentials(kid: kid, timestamp: ts, mac: mac))
+    }
+
+    /// The base64 HMAC-SHA1 over the signed string.
+    public static func signature(secret: String, method: String, target: String, host: String, timestamp: Int64) -> String {
+        let signed = "\(method) \(target) HTTP/1.1\n\(host)\n\(timestamp)\n"
+        return Data(Digest.hmac(.sha1, key: Array(secret.utf8), message: Array(signed.utf8))).base64EncodedString()
+    }
+
+    /// Whether `credentials` sign this request under `secret` for any of `targets` × `hosts`.
+    public static func matches(_ credentials: Credentials, secret: String, method: String, targets: [String],
+                               hosts: [String]) -> Bool {
+        let presented = Array(credentials.mac.utf8)
+        var matched = false
+        for target in targets {
+            for host in hosts {
+                let expected = signature(secret: secret, method: method, target: target, host: host,
+                                         timestamp: credentials.timestamp)
+                // No early exit: every combination is computed and compared in constant time.
+                if ConstantTime.equals(Array(expected.utf8), presented) { matched = true }
+            }
+        }
+        return matched
+    }
+}
+
+/// Remembers every `(kid, ts, mac)` accepted within the timestamp window, so a captured request cannot be
+/// replayed while its timestamp is still acceptable. Entries leave once their timestamp is outside the
+/// window; memory is bounded by the request rate times the window.
+public final class ReplayGuard: Sendable {
+    private struct State {
+        var seen: [String: Int64] = [:]
+        var lastPurge: Int64 = 0
+    }
+
+    private let windowSeconds: Int64
+    private let state = Mutex(State())
+
+    public init(window: Duration) {
+        windowSeconds = max(1, window.components.seconds)
+    }
+
+    /// Checks the timestamp against `now` and records the signature; `.outsideWindow` or `.replayed` when
+    /// the request must be refused. Call only for signatures that verified.
+    public func admit(_ credentials: MACAuthentication.Credentials, nowSeconds: Int64) -> MACAuthentication.Failure? {
+        guard abs(nowSeconds - credentials.timestamp) <= windowSeconds else { return .outsideWindow }
+        let key = credentials.kid + " " + String(credentials.timestamp) + " " + credentials.mac
+        return state.withLock { state -> MACAuthentication.Failure? in
+            if nowSeconds - state.lastPurge >= windowSeconds {
+                state.seen = state.seen.filter { nowSeconds - $0.value <= windowSeconds }
+                state.lastPurge = nowSeconds
+            }
+            guard state.seen[key] == nil else { return .replayed }
+            state.seen[key] = credentials.timestamp
+            return nil
+        }
+    }
+}

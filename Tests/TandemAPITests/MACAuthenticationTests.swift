@@ -1,0 +1,65 @@
+import Testing
+@testable import TandemAPI
+
+@Suite("MAC authentication")
+struct MACAuthenticationTests {
+    @Test("the spec's independent vector and our own, cross-checked with openssl dgst -sha1 -hmac")
+    func vectors() {
+        #expect(MACAuthentication.signature(secret: "s3cr3t", method: "PUT", target: "/v1.0/messages",
+                                            host: "hybridmessagingapi.cm.nl", timestamp: 1_379_333_669)
+                == "V5HzW8KO87hJUCtiPp0G+yLIve0=")
+        #expect(MACAuthentication.signature(secret: "Zm9vYmFyLXNlY3JldC0xMjM0NTY3ODkwYWJjZGVmZ2hp", method: "GET",
+                                            target: "/v1.0/messages?$filter=Status eq 'Sent'", host: "localhost:8080",
+                                            timestamp: 1_790_000_000) == "i1f3zMpwL+d9mAcscXoKNDE7jH8=")
+        #expect(MACAuthentication.signature(secret: "another secret", method: "POST", target: "/v1.0/deviceregistrations",
+                                            host: "api.example.com", timestamp: 1_790_000_123) == "8Ws/VauQBH7psDSwMxCTkm7QfQU=")
+    }
+
+    @Test("headers parse in any parameter order, with commas or spaces, scheme in any casing")
+    func parsing() throws {
+        let expected = MACAuthentication.Credentials(kid: "k", timestamp: 12, mac: "m=")
+        for header in [#"MAC kid="k" ts="12" mac="m=""#, #"mac ts="12", mac="m=", kid="k""#, #"  Mac kid="k",ts="12",mac="m="  "#] {
+            #expect(try MACAuthentication.parse(header).get() == expected, "\(header)")
+        }
+    }
+
+    @Test("missing or garbled headers are refused with a reason", arguments: [
+        "", "Bearer abc", "MAC", #"MAC kid="k" ts="12""#, #"MAC kid="k" ts="x" mac="m""#, #"MAC kid="k" ts="-1" mac="m""#,
+        #"MAC kid=k ts="12" mac="m""#, #"MAC kid="k" ts="12" mac="m" kid="j""#, #"MAC kid="k ts="12" mac="m""#,
+        #"MAC kid="" ts="12" mac="m""#, #"MAC kid="k" ts="12" mac="""#,
+    ])
+    func garbled(header: String) {
+        guard case .failure(.malformed) = MACAuthentication.parse(header) else {
+            Issue.record("accepted \(header)")
+            return
+        }
+    }
+
+    @Test("a signature over the decoded target or a configured host verifies; anything else does not")
+    func targetsAndHosts() throws {
+        let mac = MACAuthentication.signature(secret: "s", method: "GET", target: "/v1.0/messages?$filter=Sender eq 'A B'",
+                                              host: "sdk.example.com", timestamp: 100)
+        let credentials = MACAuthentication.Credentials(kid: "k", timestamp: 100, mac: mac)
+        let targets = ["/v1.0/messages?$filter=Sender%20eq%20'A%20B'", "/v1.0/messages?$filter=Sender eq 'A B'"]
+        #expect(MACAuthentication.matches(credentials, secret: "s", method: "GET", targets: targets,
+                                          hosts: ["127.0.0.1:8080", "sdk.example.com"]))
+        #expect(!MACAuthentication.matches(credentials, secret: "s", method: "GET", targets: targets, hosts: ["127.0.0.1:8080"]))
+        #expect(!MACAuthentication.matches(credentials, secret: "s", method: "GET", targets: [targets[0]], hosts: ["sdk.example.com"]))
+        #expect(!MACAuthentication.matches(credentials, secret: "t", method: "GET", targets: targets, hosts: ["sdk.example.com"]))
+        #expect(!MACAuthentication.matches(credentials, secret: "s", method: "PUT", targets: targets, hosts: ["sdk.example.com"]))
+    }
+
+    @Test("the window is ±300 s by default and a signature is accepted once inside it")
+    func windowAndReplay() {
+        let replay = ReplayGuard(window: .seconds(300))
+        let at = MACAuthentication.Credentials(kid: "k", timestamp: 1_000, mac: "m")
+        #expect(replay.admit(at, nowSeconds: 1_301) == .outsideWindow)
+        #expect(replay.admit(at, nowSeconds: 699) == .outsideWindow)
+        #expect(replay.admit(at, nowSeconds: 1_300) == nil)
+        #expect(replay.admit(at, nowSeconds: 1_000) == .replayed)
+        #expect(replay.admit(MACAuthentication.Credentials(kid: "k", timestamp: 1_000, mac: "other"), nowSeconds: 1_000) == nil)
+        #expect(replay.admit(MACAuthentication.Credentials(kid: "j", timestamp: 1_000, mac: "m"), nowSeconds: 1_000) == nil)
+        // Long after, the memory is purged and the old entry cannot come back in (its ts is outside the window).
+        #expect(replay.admit(at, nowSeconds: 5_000) == .outsideWindow)
+    }
+}
