@@ -11,14 +11,19 @@ extension Store: SenderDirectory, MessageLedger {
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {
                 return [:]
             }
+            // One query for every number: the numbers travel as one JSON array bound to `json_each`.
+            let numbers = "[" + Set(msisdns).map { "\"\($0.e164)\"" }.joined(separator: ",") + "]"
+            let rows = try db.query("""
+                SELECT device_id, msisdn, platform, push_token, status, notifications_enabled
+                FROM registrations WHERE app_id = ? AND msisdn IN (SELECT value FROM json_each(?))
+                """, [.integer(appID), .text(numbers)])
             var found: [MSISDN: [Registration]] = [:]
-            for msisdn in Set(msisdns) {
-                let rows = try db.query("""
-                    SELECT device_id, platform, push_token, status, notifications_enabled
-                    FROM registrations WHERE app_id = ? AND msisdn = ?
-                    """, [.integer(appID), .text(msisdn.e164)])
-                guard !rows.isEmpty else { continue }
-                found[msisdn] = try rows.map { (row) throws(StoreError) in try Self.registration(row, app: app, msisdn: msisdn) }
+            for row in rows {
+                let text = try row.get("msisdn", as: String.self)
+                guard let msisdn = MSISDN(text) else {
+                    throw .decoding(column: "registrations.msisdn", message: "not an E.164 number: \(text)")
+                }
+                found[msisdn, default: []].append(try Self.registration(row, app: app, msisdn: msisdn))
             }
             return found
         }

@@ -196,3 +196,29 @@ struct CMGatewayServiceTests {
         await h.close()
     }
 }
+
+@Suite("Sender directory")
+struct SenderDirectoryTests {
+    @Test("registrations for many numbers in one read: grouped by number, only the app's, numbers without any absent")
+    func registrationsByNumber() async throws {
+        let h = try await GatewayHarness()
+        let a1 = try await h.verifiedDevice(h.appA, msisdn: "+31612345678")
+        let a2 = try await h.verifiedDevice(h.appA, msisdn: "+31612345678")
+        let a3 = try await h.verifiedDevice(h.appA, msisdn: "+31612345679")
+        try await h.verifiedDevice(h.appB, msisdn: "+31612345678")
+        let numbers = try ["+31612345678", "+31612345679", "+31612345670"].map { try #require(MSISDN($0)) }
+        let found = try h.store.registrations(app: h.appA.key, msisdns: numbers + [numbers[0]])
+        #expect(Set(found.keys) == Set(numbers.prefix(2)))
+        #expect(Set(found[numbers[0]]?.map(\.deviceID) ?? []) == [a1, a2])
+        #expect(found[numbers[1]]?.map(\.deviceID) == [a3])
+        #expect(found.values.joined().allSatisfy { $0.app == h.appA.key && $0.isPushable })
+        let plan = try h.store.read { (db: Connection) throws(StoreError) in
+            try db.query("""
+                EXPLAIN QUERY PLAN SELECT device_id FROM registrations
+                WHERE app_id = 1 AND msisdn IN (SELECT value FROM json_each('["+31612345678"]'))
+                """).map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
+        }
+        #expect(plan.contains("registrations_app_msisdn"), "\(plan)")
+        await h.close()
+    }
+}

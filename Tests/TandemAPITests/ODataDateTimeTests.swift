@@ -14,7 +14,7 @@ struct DateTimeTests {
         (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
     ])
     func known(milliseconds: Int64, text: String) throws {
-        #expect(ODataDateTime.format(Timestamp(milliseconds: milliseconds)) == text)
+        #expect(ISO8601.format(Timestamp(milliseconds: milliseconds)) == text)
         #expect(try ODataDateTime.parse(text) == Timestamp(milliseconds: milliseconds))
     }
 
@@ -27,7 +27,7 @@ struct DateTimeTests {
         let span: UInt64 = 9_467_280_000_000  // 300 years
         for _ in 0..<2000 {
             let timestamp = Timestamp(milliseconds: low + Int64(generator.next() % span))
-            let text = ODataDateTime.format(timestamp)
+            let text = ISO8601.format(timestamp)
             let date = Date(timeIntervalSince1970: Double(timestamp.milliseconds) / 1000)
             #expect(text == formatter.string(from: date), "\(timestamp)")
             #expect(try ODataDateTime.parse(text) == timestamp)

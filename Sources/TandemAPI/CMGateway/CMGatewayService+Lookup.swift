@@ -37,10 +37,9 @@ extension CMGatewayService {
         }
         let message: MessageView
         do {
-            var found: MessageView?
-            if let id = GUID(idOrReference) { found = try ledger.message(account: account.productToken, id: id) }
-            if found == nil { found = try ledger.messages(account: account.productToken, reference: idOrReference).last }
-            guard let found else { return notFound(idOrReference) }
+            guard let found = try latestMessage(account: account, idOrReference: idOrReference) else {
+                return notFound(idOrReference)
+            }
             message = found
         } catch {
             logger.error("message lookup failed", ["error": .string("\(error)")])
@@ -64,6 +63,14 @@ extension CMGatewayService {
         }.joined(separator: ",")
         body += "]}"
         return Reply(status: 200, contentType: "application/json", body: Array(body.utf8))
+    }
+
+    /// The account's message with this id, else its latest message with this reference.
+    func latestMessage(account: Account, idOrReference: String) throws -> MessageView? {
+        if let id = GUID(idOrReference), let message = try ledger.message(account: account.productToken, id: id) {
+            return message
+        }
+        return try ledger.messages(account: account.productToken, reference: idOrReference).last
     }
 
     private static func describe(_ outcome: ManualFallbackAvailability) -> String {

@@ -135,8 +135,7 @@ extension CMGatewayService {
             guard message.allowedChannels == .only([.sms]) else {
                 return .failure(CMMessageError(code: .invalidField, details: #"fallbackFor requires allowedChannels ["SMS"]"#))
             }
-            if let id = GUID(reference) { earlier = try ledger.message(account: account.productToken, id: id) }
-            if earlier == nil { earlier = try ledger.messages(account: account.productToken, reference: reference).last }
+            earlier = try latestMessage(account: account, idOrReference: reference)
             guard earlier != nil else {
                 return .failure(CMMessageError(code: .invalidField,
                                                details: "fallbackFor: no earlier message with id or reference \(reference)"))

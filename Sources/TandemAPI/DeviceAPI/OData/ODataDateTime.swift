@@ -49,25 +49,12 @@ enum ODataDateTime {
             offsetMinutes = sign * (offsetHour * 60 + offsetMinute)
         }
         guard reader.atEnd else { throw .malformed }
-        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+        guard (1...12).contains(month), (1...ISO8601.daysIn(month: month, year: year)).contains(day),
               hour <= 23, minute <= 59, second <= 59 else { throw .outOfRange }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = ISO8601.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
         return Timestamp(milliseconds: seconds * 1_000 + millisecond)
     }
-
-    /// `2026-11-21T10:15:30.123Z`: always UTC, always milliseconds.
-    static func format(_ timestamp: Timestamp) -> String { ISO8601.format(timestamp) }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 { ISO8601.daysIn(month: month, year: year) }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        ISO8601.days(year: year, month: month, day: day)
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01.
-    static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) { ISO8601.civil(fromDays: days) }
 }
 
 /// A cursor over the scalars of a date-time literal.

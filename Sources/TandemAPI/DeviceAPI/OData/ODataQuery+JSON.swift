@@ -42,7 +42,7 @@ extension ODataQuery {
         case .recipient: "00" + message.recipient.digits
         case .sender: message.sender
         case .body: message.body
-        case .dateTime: ODataDateTime.format(message.dateTime)
+        case .dateTime: ISO8601.format(message.dateTime)
         case .status: message.status.wireName
         }
     }
