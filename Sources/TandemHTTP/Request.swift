@@ -61,3 +61,9 @@ public struct Request: Sendable {
         self.route = route
     }
 }
+
+extension Request {
+    /// The request-target with every `%XX` escape decoded, query included (`+` stays `+`): what a client
+    /// that signs the target before percent-encoding it signed.
+    public var decodedTarget: String { PercentDecoding.decode(target[...], plusIsSpace: false) }
+}

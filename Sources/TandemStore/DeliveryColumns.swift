@@ -17,6 +17,8 @@ struct DeliveryColumns: Sendable {
     let pushDeadline: Int64?
     let readDeadline: Int64?
     let expiresAt: Int64?
+    let pushed: Bool
+    let pushWithdrawn: Bool
 
     init(_ delivery: Delivery, writer: SnapshotWriter) throws(StoreError) {
         snapshot = try writer.write(delivery)
@@ -27,6 +29,8 @@ struct DeliveryColumns: Sendable {
         pushDeadline = Self.earliest(delivery.timers[.noDeliveryAck], delivery.timers[.noRead])
         readDeadline = delivery.timers[.noRead]?.milliseconds
         expiresAt = Self.earliest(delivery.timers[.lifetime], delivery.timers[.smsValidity])
+        pushed = delivery.wasPushed
+        pushWithdrawn = delivery.isPushWithdrawn
     }
 
     /// Decodes a stored snapshot; `key` only names the row in the error.

@@ -89,8 +89,8 @@ extension SQLiteDeliveryStore {
     ) throws(StoreError) -> DeliveryKey {
         try db.run("""
             INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline,
-                                    expires_at, final, snapshot, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    expires_at, final, snapshot, pushed, push_withdrawn, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(messageRow), .text(msisdn.e164)] + columns.bindings
                 + [.integer(at.milliseconds), .integer(at.milliseconds)])
         return DeliveryKey(db.lastInsertRowID)
@@ -104,7 +104,7 @@ extension SQLiteDeliveryStore {
         let sql = """
             UPDATE deliveries
             SET state = ?, status = ?, channel = ?, push_deadline = ?, read_deadline = ?, expires_at = ?,
-                final = ?, snapshot = ?, updated_at = ?
+                final = ?, snapshot = ?, pushed = ?, push_withdrawn = ?, updated_at = ?
             WHERE id = ?
             """
         let changed = try db.run(sql, columns.bindings + [.integer(at.milliseconds), .integer(key.rawValue)])
@@ -145,9 +145,10 @@ extension AllowedChannels {
 }
 
 extension DeliveryColumns {
-    /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot — in that order.
+    /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, pushed,
+    /// push_withdrawn — in that order.
     var bindings: [SQLValue] {
         [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
-         expiresAt.sqlValue, final.sqlValue, .text(snapshot)]
+         expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushed.sqlValue, pushWithdrawn.sqlValue]
     }
 }

@@ -12,6 +12,7 @@ final class DeliveryStack: Sendable {
     let scheduler: Scheduler
     let dispatcher: Dispatcher
     let gateway: CMGatewayService
+    let deviceAPI: DeviceAPIService
     let relay: OutboxRelay
     let store: Store
     private let configuration: Configuration
@@ -19,7 +20,7 @@ final class DeliveryStack: Sendable {
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, webhookPoster: any WebhookPoster,
-         logger: Logger) {
+         pinKey: [UInt8], logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -46,6 +47,11 @@ final class DeliveryStack: Sendable {
                                    configuration: CMGatewayService.Configuration(
                                        defaultSMSValidity: configuration.gateway.defaultSMSValidity),
                                    logger: logger.with(["component": "gateway"]))
+        let pins = PinSimulator(latency: configuration.simulator.smsLatency, logger: logger.with(["component": "simulator"]))
+        deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: pins, voiceCaller: pins,
+                                     pinCodec: PinCodec(key: pinKey), now: now,
+                                     configuration: DeviceAPIService.Configuration(configuration.deviceAPI),
+                                     logger: logger.with(["component": "deviceAPI"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -59,6 +65,7 @@ final class DeliveryStack: Sendable {
 
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
+        DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
     }
 
     /// Recovers in-flight deliveries and timers, then starts the scheduler, the relay and housekeeping.

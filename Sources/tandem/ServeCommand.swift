@@ -55,10 +55,18 @@ struct ServeCommand {
             await store.close()
             throw CommandFailure(.failure, "cannot start the HTTP client: \(error)")
         }
+        let pinKey: [UInt8]
+        do {
+            pinKey = try PinKeyLoader.load(configuration)
+        } catch {
+            await webhookClient.shutdown()
+            await store.close()
+            throw error
+        }
         let stack = DeliveryStack(configuration: configuration, policies: policies, store: store,
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
-                                  logger: logger)
+                                  pinKey: pinKey, logger: logger)
         do {
             try await stack.start()
         } catch {

@@ -49,17 +49,25 @@ struct MACAuthenticationTests {
         #expect(!MACAuthentication.matches(credentials, secret: "s", method: "PUT", targets: targets, hosts: ["sdk.example.com"]))
     }
 
-    @Test("the window is ±300 s by default and a signature is accepted once inside it")
+    @Test("the window is ±300 s by default and a request is accepted once inside it")
     func windowAndReplay() {
         let replay = ReplayGuard(window: .seconds(300))
         let at = MACAuthentication.Credentials(kid: "k", timestamp: 1_000, mac: "m")
-        #expect(replay.admit(at, nowSeconds: 1_301) == .outsideWindow)
-        #expect(replay.admit(at, nowSeconds: 699) == .outsideWindow)
-        #expect(replay.admit(at, nowSeconds: 1_300) == nil)
-        #expect(replay.admit(at, nowSeconds: 1_000) == .replayed)
-        #expect(replay.admit(MACAuthentication.Credentials(kid: "k", timestamp: 1_000, mac: "other"), nowSeconds: 1_000) == nil)
-        #expect(replay.admit(MACAuthentication.Credentials(kid: "j", timestamp: 1_000, mac: "m"), nowSeconds: 1_000) == nil)
+        #expect(replay.admit(at, fingerprint: "device-1", nowSeconds: 1_301) == .outsideWindow)
+        #expect(replay.admit(at, fingerprint: "device-1", nowSeconds: 699) == .outsideWindow)
+        #expect(replay.admit(at, fingerprint: "device-1", nowSeconds: 1_300) == nil)
+        #expect(replay.admit(at, fingerprint: "device-1", nowSeconds: 1_000) == .replayed)
+        #expect(replay.admit(MACAuthentication.Credentials(kid: "k", timestamp: 1_000, mac: "other"), fingerprint: "device-1",
+                             nowSeconds: 1_000) == nil)
+        #expect(replay.admit(MACAuthentication.Credentials(kid: "j", timestamp: 1_000, mac: "m"), fingerprint: "device-1",
+                             nowSeconds: 1_000) == nil)
+        // The same signature on another install's request (or another body) is a different request.
+        #expect(replay.admit(at, fingerprint: "device-2", nowSeconds: 1_000) == nil)
+        #expect(replay.count == 4)
         // Long after, the memory is purged and the old entry cannot come back in (its ts is outside the window).
-        #expect(replay.admit(at, nowSeconds: 5_000) == .outsideWindow)
+        #expect(replay.admit(at, fingerprint: "device-1", nowSeconds: 5_000) == .outsideWindow)
+        #expect(replay.admit(MACAuthentication.Credentials(kid: "k", timestamp: 5_000, mac: "m"), fingerprint: "device-1",
+                             nowSeconds: 5_000) == nil)
+        #expect(replay.count == 1)
     }
 }

@@ -91,13 +91,24 @@ public enum MACAuthentication {
     }
 }
 
-/// Remembers every `(kid, ts, mac)` accepted within the timestamp window, so a captured request cannot be
-/// replayed while its timestamp is still acceptable. Entries leave once their timestamp is outside the
-/// window; memory is bounded by the request rate times the window.
+/// Remembers every signature accepted within the timestamp window, so a captured request cannot be
+/// replayed while its timestamp is still acceptable.
+///
+/// A signature covers only the method, target, host and second, and `kid` names the app, not the
+/// install: every install of an app signs `PUT /v1.0/messages` in the same second with the same `mac`,
+/// and one install acknowledging and then reading a message within a second does too. So what must not
+/// repeat is the whole request — `(kid, ts, mac)` plus a fingerprint of what the signature leaves out
+/// (the caller passes the `DeviceID`, body, `User-Agent` and client address): a replayed request is
+/// refused, distinct requests sharing a signature are not.
+///
+/// Entries are 64-bit hashes (with a per-process random seed) filed under their `ts`, and a second's
+/// entries are dropped as a whole once it is outside the window: memory is about 16 bytes times the
+/// request rate times twice the window. Not guaranteed: telling apart two different requests whose
+/// hashes collide (probability ~2^-64 per pair within one second).
 public final class ReplayGuard: Sendable {
     private struct State {
-        var seen: [String: Int64] = [:]
-        var lastPurge: Int64 = 0
+        var seen: [Int64: Set<Int>] = [:]
+        var oldest: Int64 = .max
     }
 
     private let windowSeconds: Int64
@@ -107,19 +118,27 @@ public final class ReplayGuard: Sendable {
         windowSeconds = max(1, window.components.seconds)
     }
 
-    /// Checks the timestamp against `now` and records the signature; `.outsideWindow` or `.replayed` when
-    /// the request must be refused. Call only for signatures that verified.
-    public func admit(_ credentials: MACAuthentication.Credentials, nowSeconds: Int64) -> MACAuthentication.Failure? {
+    /// Checks the timestamp against `now` and records the request; `.outsideWindow` or `.replayed` when it
+    /// must be refused. Call only for signatures that verified.
+    public func admit(_ credentials: MACAuthentication.Credentials, fingerprint: some Hashable,
+                      nowSeconds: Int64) -> MACAuthentication.Failure? {
         guard abs(nowSeconds - credentials.timestamp) <= windowSeconds else { return .outsideWindow }
-        let key = credentials.kid + " " + String(credentials.timestamp) + " " + credentials.mac
+        var hasher = Hasher()
+        hasher.combine(credentials)
+        hasher.combine(fingerprint)
+        let entry = hasher.finalize()
         return state.withLock { state -> MACAuthentication.Failure? in
-            if nowSeconds - state.lastPurge >= windowSeconds {
-                state.seen = state.seen.filter { nowSeconds - $0.value <= windowSeconds }
-                state.lastPurge = nowSeconds
+            let horizon = nowSeconds - windowSeconds
+            if state.oldest < horizon {
+                state.seen = state.seen.filter { $0.key >= horizon }
+                state.oldest = state.seen.keys.min() ?? .max
             }
-            guard state.seen[key] == nil else { return .replayed }
-            state.seen[key] = credentials.timestamp
+            guard state.seen[credentials.timestamp, default: []].insert(entry).inserted else { return .replayed }
+            state.oldest = min(state.oldest, credentials.timestamp)
             return nil
         }
     }
+
+    /// Signatures remembered (for tests and metrics).
+    public var count: Int { state.withLock { $0.seen.values.reduce(0) { $0 + $1.count } } }
 }

@@ -22,6 +22,14 @@ extension Configuration {
             configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
                                                             file: file, environment: environment)
         }
+        if let reference = configuration.deviceAPI.verification.pinKey {
+            let resolved = try resolve(reference, key: "deviceAPI.verification.pinKey", file: file, environment: environment)
+            guard resolved.value.utf8.count >= 32 else {
+                throw ConfigurationError(file: file, key: "deviceAPI.verification.pinKey",
+                                         problem: "the key in \(reference.environmentVariable) must be at least 32 bytes")
+            }
+            configuration.deviceAPI.verification.pinKey = resolved
+        }
         return configuration
     }
 
@@ -37,7 +45,7 @@ extension Configuration {
 
 extension Configuration: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator
+        case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator, deviceAPI
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +72,7 @@ extension Configuration: Decodable {
         gateway = try c.decodeIfPresent(Gateway.self, forKey: .gateway) ?? gateway
         statusReports = try c.decodeIfPresent(StatusReports.self, forKey: .statusReports) ?? statusReports
         simulator = try c.decodeIfPresent(Simulator.self, forKey: .simulator) ?? simulator
+        deviceAPI = try c.decodeIfPresent(DeviceAPI.self, forKey: .deviceAPI) ?? deviceAPI
     }
 }
 

@@ -18,6 +18,7 @@ public struct Configuration: Sendable, Hashable {
     public var gateway = Gateway()
     public var statusReports = StatusReports()
     public var simulator = Simulator()
+    public var deviceAPI = DeviceAPI()
 
     public init() {}
 

@@ -62,6 +62,16 @@ public struct Delivery: Sendable, Hashable, Codable {
 
     public var isFinal: Bool { state == .final }
 
+    /// The router chose a push (the message belongs in the app's inbox).
+    public var wasPushed: Bool { plan != nil }
+
+    /// The push no longer stands: a manual fallback terminated it, the sender withdrew it (`fallbackFor`),
+    /// or its lifetime ended unacknowledged. An OTP in this state is listed to the app as `Cancelled`
+    /// with no body.
+    public var isPushWithdrawn: Bool {
+        pushTerminated || resolution == .withdrawn || resolution == .lifetimeExpired
+    }
+
     /// Whether a manual fallback request would be carried out now, and if not, why.
     public var manualFallbackAvailability: ManualFallbackAvailability {
         switch state {

@@ -82,10 +82,15 @@ public struct Verification: Sendable, Hashable {
         self.challenge = challenge
     }
 
-    /// The app set `Msisdn`. A number already verified is left as it is.
+    /// The app set `Msisdn`. A number already verified is left as it is; setting the same unverified
+    /// number again is a new-PIN request (the SDKs' `requestNewVerificationPin`); a new number starts over
+    /// with a new PIN.
     public mutating func setMSISDN(_ number: MSISDN, now: Timestamp, nonce: String,
                                    settings: VerificationSettings) -> VerificationEffect {
-        if number == msisdn && status == .pinVerified { return .none }
+        if number == msisdn {
+            if status == .pinVerified { return .none }
+            return resendOrIssue(nonce: nonce, now: now, settings: settings)
+        }
         msisdn = number
         return issue(nonce: nonce, now: now, settings: settings)
     }
@@ -93,13 +98,16 @@ public struct Verification: Sendable, Hashable {
     /// The app asked for a (new) PIN by SMS.
     public mutating func requestPIN(now: Timestamp, nonce: String,
                                     settings: VerificationSettings) throws(VerificationRefusal) -> VerificationEffect {
-        guard let msisdn else { throw .noMSISDN }
+        guard msisdn != nil else { throw .noMSISDN }
         if status == .pinVerified { return .none }
-        if let challenge, challenge.msisdn == msisdn, challenge.isUsable(now: now, settings: settings) {
-            status = .waitingForPin
-            return .sendSMS(challenge)
-        }
-        return issue(nonce: nonce, now: now, settings: settings)
+        return resendOrIssue(nonce: nonce, now: now, settings: settings)
+    }
+
+    /// The push service declared the token dead (`Invalid`) and the app sent a new one: a verified number
+    /// is verified again, since verification is about the number, not the token.
+    public mutating func pushTokenReplaced() {
+        guard status == .invalid else { return }
+        status = msisdn == nil ? .unverified : .pinVerified
     }
 
     /// The app asked for the PIN by voice call.
@@ -134,6 +142,15 @@ public struct Verification: Sendable, Hashable {
         status = .unverified
         msisdn = nil
         challenge = nil
+    }
+
+    /// The current PIN again while it is valid, else a new one.
+    private mutating func resendOrIssue(nonce: String, now: Timestamp, settings: VerificationSettings) -> VerificationEffect {
+        if let challenge, challenge.msisdn == msisdn, challenge.isUsable(now: now, settings: settings) {
+            status = .waitingForPin
+            return .sendSMS(challenge)
+        }
+        return issue(nonce: nonce, now: now, settings: settings)
     }
 
     private mutating func issue(nonce: String, now: Timestamp, settings: VerificationSettings) -> VerificationEffect {

@@ -1,0 +1,93 @@
+import TandemCore
+import TandemHTTP
+
+/// `/v1.0/messages`: the install's inbox (with OData) and its delivery and read receipts.
+extension DeviceAPIService {
+    /// `GET /v1.0/messages`: the messages pushed through the caller's app to the number it verified,
+    /// newest first unless `$orderby` says otherwise, at most `maxTop` per page. An install without a
+    /// verified number has an empty inbox.
+    public func inbox(_ request: Request) -> Response {
+        do throws(Refusal) {
+            let caller = try authenticate(request)
+            let registration = try device(request, caller: caller)
+            let query: ODataQuery
+            do {
+                query = try ODataParser.parse(request.query.map { (name: $0.name, value: $0.value) }, maxTop: configuration.maxTop)
+            } catch {
+                throw Refusal(.badRequest, error.message)
+            }
+            guard let msisdn = registration.verifiedNumber else { return Response.json(.ok, query.renderJSON([])) }
+            let messages: [InboxMessage]
+            do {
+                messages = try registry.inbox(app: caller.app.key, msisdn: msisdn, query: Self.inboxQuery(query, maxTop: configuration.maxTop))
+            } catch {
+                throw storeFailure(error)
+            }
+            return Response.json(.ok, query.renderJSON(messages.map(AppMessage.init)))
+        } catch {
+            return error.response
+        }
+    }
+
+    /// `PUT /v1.0/messages`: `"Status": "Delivered"` acknowledges the push, `ReadByRecipient` reports it
+    /// displayed; both go to the scheduler as this install's events and are answered 204 once committed.
+    /// An `UpdateID` that is unknown, not the caller's (another app, another number), or of a final
+    /// delivery older than `updateIDLifetime` is 404.
+    public func receipt(_ request: Request) async -> Response {
+        do throws(Refusal) {
+            let caller = try authenticate(request)
+            let registration = try device(request, caller: caller)
+            let receipt = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.receipt(request.body) }
+            let notFound = Refusal(.notFound, "no message with UpdateID \(receipt.updateID.rawValue) for this device")
+            guard let msisdn = registration.verifiedNumber else { throw notFound }
+            let target: ReceiptTarget?
+            do {
+                target = try registry.receiptTarget(receipt.updateID)
+            } catch {
+                throw storeFailure(error)
+            }
+            guard let target, target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
+            if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw notFound }
+            var events: [(DeliveryKey, DeliveryEvent)] = []
+            if receipt.delivered { events.append((target.key, .deliveryAcknowledged(registration.deviceID))) }
+            if receipt.readAt != nil { events.append((target.key, .readReported(registration.deviceID))) }
+            do {
+                _ = try await scheduler.record(events)
+            } catch {
+                throw storeFailure(error)
+            }
+            return Response.empty(.noContent)
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The OData query as the store's ``InboxQuery``; without `$top`, one page of `maxTop`.
+    static func inboxQuery(_ query: ODataQuery, maxTop: Int) -> InboxQuery {
+        let columns = InboxQuery.columns
+        let fragment = ODataSQL.translate(query, columns: ODataSQLColumns(
+            id: columns.id, updateID: columns.updateID, sender: columns.sender, dateTime: columns.dateTime, status: columns.status))
+        return InboxQuery(condition: fragment.whereClause, orderBy: fragment.orderBy, limit: fragment.limit ?? maxTop,
+                          offset: fragment.offset, bindings: fragment.bindings.map { value in
+                              switch value {
+                              case .integer(let number): .integer(number)
+                              case .text(let text): .text(text)
+                              }
+                          })
+    }
+}
+
+extension DeviceRegistration {
+    /// The number this install proved it holds: set, and verified (an `Invalid` registration lost its
+    /// push token, not its number).
+    var verifiedNumber: MSISDN? {
+        status == .pinVerified || status == .invalid ? msisdn : nil
+    }
+}
+
+extension AppMessage {
+    init(_ message: InboxMessage) {
+        self.init(id: message.id, updateID: message.updateID.rawValue, recipient: message.recipient, sender: message.sender,
+                  body: message.body, dateTime: message.dateTime, status: AppMessageStatus(message.status))
+    }
+}

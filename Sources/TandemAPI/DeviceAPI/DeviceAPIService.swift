@@ -1,0 +1,164 @@
+import TandemCore
+import TandemEngine
+import TandemHTTP
+
+/// The app REST API v1.0 the SDKs talk to (spec: "Hybrid Messaging API"): device registrations, MSISDN
+/// verification by PIN, the app inbox and delivery/read receipts.
+///
+/// Every request passes, in order: the MAC signature (401: missing, garbled, unknown `kid`, bad `mac`,
+/// `ts` outside the window, replayed), the `User-Agent` (400 unless it names iOS, Android or
+/// WindowsPhone), and — on every route but `POST /v1.0/deviceregistrations` — the `DeviceID` header
+/// (400 when missing, unknown, or another app's). Errors are `{"Message":"…"}`.
+///
+/// Tenant isolation: an install sees and acknowledges only messages sent through its own app to the
+/// number it verified; an `UpdateID` outside that is "not found", whether or not it exists.
+public final class DeviceAPIService: Sendable {
+    public struct Configuration: Sendable {
+        public var api: TandemCore.Configuration.DeviceAPI
+        public init(_ api: TandemCore.Configuration.DeviceAPI = .init()) { self.api = api }
+    }
+
+    let registry: any DeviceRegistry
+    let scheduler: Scheduler
+    let pinSender: any PinSender
+    let voiceCaller: any VoiceCaller
+    let pinCodec: PinCodec
+    let now: @Sendable () -> Timestamp
+    let configuration: TandemCore.Configuration.DeviceAPI
+    let logger: Logger
+    let keyring: AppKeyring
+    let replayGuard: ReplayGuard
+    let limits: AbuseLimits
+
+    public init(registry: any DeviceRegistry, directory: any SenderDirectory, scheduler: Scheduler, pinSender: any PinSender,
+                voiceCaller: any VoiceCaller, pinCodec: PinCodec, now: @escaping @Sendable () -> Timestamp,
+                configuration: Configuration = Configuration(), logger: Logger = .discarding) {
+        self.registry = registry
+        self.scheduler = scheduler
+        self.pinSender = pinSender
+        self.voiceCaller = voiceCaller
+        self.pinCodec = pinCodec
+        self.now = now
+        self.configuration = configuration.api
+        self.logger = logger
+        keyring = AppKeyring(directory: directory)
+        replayGuard = ReplayGuard(window: configuration.api.timestampWindow)
+        limits = AbuseLimits(configuration.api.limits)
+    }
+
+    /// A request that passed the signature and `User-Agent` checks.
+    struct Caller: Sendable {
+        let app: App
+        let platform: Platform
+        let userAgent: String
+        let clientIP: String?
+    }
+
+    /// A refusal: the HTTP status and the `Message`.
+    struct Refusal: Error, Sendable {
+        let status: HTTPStatus
+        let message: String
+        var retryAfter: Duration?
+
+        init(_ status: HTTPStatus, _ message: String, retryAfter: Duration? = nil) {
+            self.status = status
+            self.message = message
+            self.retryAfter = retryAfter
+        }
+
+        static func limited(_ wait: Duration, _ what: String) -> Refusal {
+            Refusal(.tooManyRequests, "too many \(what); try again later", retryAfter: wait)
+        }
+
+        var response: Response {
+            var response = Response.json(status, DeviceAPICodec.error(message))
+            if let retryAfter {
+                // Whole seconds, rounded up: never earlier than the limit allows.
+                let seconds = (retryAfter.milliseconds + 999) / 1_000
+                response.headers.set(name: "Retry-After", value: String(max(1, seconds)))
+            }
+            if status == .unauthorized { response.headers.set(name: "WWW-Authenticate", value: "MAC") }
+            return response
+        }
+    }
+
+    // MARK: Request checks
+
+    /// Signature, then `User-Agent`.
+    func authenticate(_ request: Request) throws(Refusal) -> Caller {
+        let current = now()
+        guard let header = request.headers["authorization"] else { throw unauthorized(.missingHeader) }
+        let credentials: MACAuthentication.Credentials
+        switch MACAuthentication.parse(header) {
+        case .success(let parsed): credentials = parsed
+        case .failure(let failure): throw unauthorized(failure)
+        }
+        guard let key = AppKey(credentials.kid) else { throw unauthorized(.unknownKey) }
+        let app: App?
+        do {
+            app = try keyring.app(key, now: current)
+        } catch {
+            logger.error("app lookup failed", ["error": .string("\(error)")])
+            throw Refusal(.internalServerError, "the request could not be checked; try again")
+        }
+        guard let app else { throw unauthorized(.unknownKey) }
+        var targets = [request.target]
+        let decoded = request.decodedTarget
+        if decoded != request.target { targets.append(decoded) }
+        var hosts = configuration.hosts
+        if let host = request.headers["host"], !hosts.contains(host) { hosts.append(host) }
+        guard MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
+                                        targets: targets, hosts: hosts) else { throw unauthorized(.badSignature) }
+        let fingerprint = Fingerprint(method: request.method.rawValue, deviceID: request.headers["deviceid"] ?? "",
+                                      userAgent: request.headers["user-agent"] ?? "", clientIP: request.remoteAddress ?? "",
+                                      body: request.body)
+        if let failure = replayGuard.admit(credentials, fingerprint: fingerprint, nowSeconds: current.milliseconds / 1_000) {
+            throw unauthorized(failure)
+        }
+        guard let agent = request.headers["user-agent"], !agent.isEmpty else {
+            throw Refusal(.badRequest, "the User-Agent header is required and must name the platform (iOS, Android or WindowsPhone)")
+        }
+        guard let platform = UserAgent.platform(agent) else {
+            throw Refusal(.badRequest, "the User-Agent must name the platform (iOS, Android or WindowsPhone)")
+        }
+        return Caller(app: app, platform: platform, userAgent: String(agent.prefix(512)), clientIP: request.remoteAddress)
+    }
+
+    /// The caller's registration, named by the `DeviceID` header.
+    func device(_ request: Request, caller: Caller) throws(Refusal) -> DeviceRegistration {
+        guard let text = request.headers["deviceid"], !text.isEmpty else {
+            throw Refusal(.badRequest, "the DeviceID header is required (the DeviceID returned by POST /v1.0/deviceregistrations)")
+        }
+        guard let id = DeviceID(text.trimmingASCIISpaces()) else { throw Refusal(.badRequest, "the DeviceID header is not a GUID") }
+        let found: DeviceRegistration?
+        do {
+            found = try registry.registration(id)
+        } catch {
+            throw storeFailure(error)
+        }
+        // Another app's registration is answered exactly like an unknown one.
+        guard let registration = found, registration.app == caller.app.key else {
+            throw Refusal(.badRequest, "the DeviceID is not known for this app")
+        }
+        return registration
+    }
+
+    func storeFailure(_ error: any Error) -> Refusal {
+        logger.error("device API store access failed", ["error": .string("\(error)")])
+        return Refusal(.internalServerError, "the request could not be completed; try again")
+    }
+
+    private func unauthorized(_ failure: MACAuthentication.Failure) -> Refusal {
+        Refusal(.unauthorized, failure.description)
+    }
+}
+
+/// What a signature does not cover but a replay would repeat: which install (or, before it has a
+/// DeviceID, which client) sent what.
+private struct Fingerprint: Hashable {
+    let method: String
+    let deviceID: String
+    let userAgent: String
+    let clientIP: String
+    let body: [UInt8]
+}

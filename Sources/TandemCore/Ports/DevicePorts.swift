@@ -1,0 +1,139 @@
+/// What the device API reads and writes: registrations, the messages an install may list, and the
+/// deliveries its receipts name. Reads are synchronous and short (indexed lookups) and see every committed
+/// write; writes return once committed.
+public protocol DeviceRegistry: Sendable {
+    func registration(_ device: DeviceID) throws -> DeviceRegistration?
+
+    /// Stores a new registration. A push token already held by another registration of the same app moves
+    /// here (the other one loses it) in the same transaction.
+    func create(_ registration: DeviceRegistration) async throws
+
+    /// Reads the registration, lets `change` modify it, and stores the result — atomically: no other write
+    /// to the registration comes between the read and the write. `change` must be pure (it may run on the
+    /// store's writer thread). A push token taken by the change moves here as in ``create(_:)``. Returns
+    /// nil, changing nothing, when there is no such registration.
+    func update<T: Sendable>(_ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws -> T?
+
+    /// Who may report receipts for the delivery with this key (its `UpdateID`); nil when there is none.
+    func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
+
+    /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
+    func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws -> [InboxMessage]
+}
+
+/// What decides whether an install may acknowledge or read a delivery.
+public struct ReceiptTarget: Sendable, Hashable {
+    public let key: DeliveryKey
+    /// The app the message was sent through; nil for a message sent without an app.
+    public let app: AppKey?
+    public let msisdn: MSISDN
+    public let isFinal: Bool
+    /// When the message was accepted.
+    public let createdAt: Timestamp
+
+    public init(key: DeliveryKey, app: AppKey?, msisdn: MSISDN, isFinal: Bool, createdAt: Timestamp) {
+        self.key = key
+        self.app = app
+        self.msisdn = msisdn
+        self.isFinal = isFinal
+        self.createdAt = createdAt
+    }
+}
+
+/// A filter, order and page over an install's inbox, as SQL written by trusted code (never user input).
+///
+/// The inbox is a relation with the columns `id` (the message GUID, lower-case text), `update_id`
+/// (integer), `sender` (text), `date_time` (unix milliseconds) and `status` (the app-facing status: a
+/// ``DeliveryStatus`` wire name where `Read` shows as `Delivered` and a withdrawn or expired OTP as
+/// `Cancelled`). `condition` and `orderBy` refer to those columns as `t.<column>` and use `?`
+/// placeholders bound by `bindings`, in order.
+public struct InboxQuery: Sendable, Hashable {
+    public enum Value: Sendable, Hashable {
+        case integer(Int64)
+        case text(String)
+    }
+
+    public var condition: String?
+    /// Without `ORDER BY`, e.g. `t.date_time DESC, t.id ASC`.
+    public var orderBy: String
+    public var limit: Int?
+    public var offset: Int
+    public var bindings: [Value]
+
+    public init(condition: String? = nil, orderBy: String = "t.date_time DESC, t.id ASC", limit: Int? = nil,
+                offset: Int = 0, bindings: [Value] = []) {
+        self.condition = condition
+        self.orderBy = orderBy
+        self.limit = limit
+        self.offset = offset
+        self.bindings = bindings
+    }
+
+    /// The column names the inbox relation offers, for translators that need them.
+    public static let columns = (id: "t.id", updateID: "t.update_id", sender: "t.sender", dateTime: "t.date_time",
+                                 status: "t.status")
+}
+
+/// One message as an install's inbox lists it.
+public struct InboxMessage: Sendable, Hashable {
+    public let id: GUID
+    /// The delivery's key: the `UpdateID` receipts name.
+    public let updateID: DeliveryKey
+    public let recipient: MSISDN
+    public let sender: String
+    /// nil when the app must not see it (a withdrawn or expired OTP).
+    public let body: String?
+    /// When the message was accepted.
+    public let dateTime: Timestamp
+    /// The app-facing status (see ``InboxQuery``).
+    public let status: DeliveryStatus
+
+    public init(id: GUID, updateID: DeliveryKey, recipient: MSISDN, sender: String, body: String?, dateTime: Timestamp,
+                status: DeliveryStatus) {
+        self.id = id
+        self.updateID = updateID
+        self.recipient = recipient
+        self.sender = sender
+        self.body = body
+        self.dateTime = dateTime
+        self.status = status
+    }
+}
+
+/// A PIN on its way to a number, by SMS or voice call.
+public struct PinMessage: Sendable, Hashable {
+    public let msisdn: MSISDN
+    public let pin: String
+    /// The SMS sender (alphanumeric or a number).
+    public let sender: String
+    /// The SMS text, PIN included.
+    public let text: String
+    /// The device's language from its `User-Agent` (`en_US`), for a voice call; nil when unknown.
+    public let language: String?
+
+    public init(msisdn: MSISDN, pin: String, sender: String, text: String, language: String?) {
+        self.msisdn = msisdn
+        self.pin = pin
+        self.sender = sender
+        self.text = text
+        self.language = language
+    }
+}
+
+/// Why a PIN did not go out.
+public struct PinDeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// Sends verification PINs by SMS (SMPP, an HTTP SMS API, or a simulator). Returns once the SMSC took
+/// the message. Never logs the PIN (simulators excepted: they stand in for the user's phone).
+public protocol PinSender: Sendable {
+    func sendPIN(_ message: PinMessage) async throws(PinDeliveryError)
+}
+
+/// Reads a verification PIN out in a voice call. Returns once the call was placed.
+public protocol VoiceCaller: Sendable {
+    func callPIN(_ message: PinMessage) async throws(PinDeliveryError)
+}
