@@ -68,16 +68,20 @@ struct SchedulerMigrationTests {
             }
             #expect(unique?.isUniqueViolation == true)
 
-            // The scheduler reuses the gateway's row for the same GUID and loads only what is in flight.
-            let deliveries = SQLiteDeliveryStore(store: store)
+            // With the later migrations applied on top, the scheduler reuses the gateway's row for the same
+            // GUID and loads only what is in flight.
+            await store.close()
+            let current = try Store.open(StoreConfiguration(path: path))
+            #expect(try current.schemaVersion == TandemSchema.migrations.count)
+            let deliveries = SQLiteDeliveryStore(store: current)
             let content = MessageContent(messageID: messageID, sender: "Acme", body: "hello", reference: "ref")
             let record = try Fixture.pushed(to: [Fixture.device(1)], msisdn: Fixture.msisdn(1), content: content)
             let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
             #expect(key == DeliveryKey(2))
-            #expect(try tableCount(store, "messages") == 1)
+            #expect(try tableCount(current, "messages") == 1)
             let loaded = try await deliveries.loadInFlight()
             #expect(loaded.map(\.key) == [key] && loaded.map(\.content) == [content])
-            await store.close()
+            await current.close()
         }
     }
 
