@@ -1,14 +1,39 @@
 import TandemCore
 import TandemStore
 
-/// `tandem app create NAME --account TOKEN [--type Default|OTP|Critical]`: prints the app key and secret.
+/// `tandem app …`: the app manager on the command line — create, list, show, rotate-secret, set-apns, set-fcm,
+/// set-type.
+///
+/// Guaranteed: the app secret is printed only by `create` and `rotate-secret` (once, when it is made);
+/// `list`, `show` and the `set-*` commands never print it, nor the contents of any key file (they show
+/// paths and variable names only). Unknown app keys and missing key files exit 65 (EX_DATAERR).
+/// Not guaranteed: that a running server already uses a rotated secret or new credentials for requests in
+/// flight.
 struct AppCommand {
     static let usage = """
         usage: tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical] [--config PATH]
+               tandem app list [--config PATH]
+               tandem app show APP_KEY [--config PATH]
+               tandem app rotate-secret APP_KEY [--config PATH]
+               tandem app set-apns APP_KEY (--key-file PATH | --key-env VARIABLE) --key-id KEY_ID --team-id TEAM_ID
+                                   --topic BUNDLE_ID [--sandbox] [--config PATH]
+               tandem app set-fcm APP_KEY --service-account PATH [--config PATH]
+               tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]
 
-        Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders put it in
-        `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with it). --type is the
-        appMessageType used when a message names none (default: Default). The secret is shown once.
+        create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
+                       put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
+                       it). --type is the appMessageType used when a message names none (default: Default).
+                       The secret is shown once.
+        list           Lists every app: key, name, account, default type and which push credentials are set.
+        show           Shows one app: its settings, push credentials (paths and names, never key contents) and
+                       device registrations by status. The secret is never shown.
+        rotate-secret  Replaces the app secret and prints the new one, once; the old one stops working.
+        set-apns       Sets the APNs token-authentication credentials: the .p8 key as a file on this machine
+                       (--key-file; a relative path is made absolute) or as the name of an environment variable
+                       of the server holding its PEM text (--key-env); the 10-character key ID and team ID; the
+                       topic (the app's bundle ID); --sandbox for the development environment.
+        set-fcm        Sets the FCM v1 credentials: the Google service-account JSON file on this machine.
+        set-type       Sets the appMessageType used when a message names none.
 
         """
 
@@ -16,9 +41,26 @@ struct AppCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        guard let parsed = try Arguments.parse(arguments, known: ["config", "account", "type"], usage: Self.usage) else { return }
-        let words = try parsed.expectPositional(2, usage: "tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical]")
-        guard words[0] == "create" else { throw CommandFailure(.usage, "unknown subcommand \"\(words[0])\"\n\(Self.usage)") }
+        guard let parsed = try Arguments.parse(
+            arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account"],
+            flags: ["sandbox"], usage: Self.usage) else { return }
+        guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
+        switch subcommand {
+        case "create": try await create(parsed)
+        case "list": try await list(parsed)
+        case "show": try await show(parsed)
+        case "rotate-secret": try await rotateSecret(parsed)
+        case "set-apns": try await setAPNs(parsed)
+        case "set-fcm": try await setFCM(parsed)
+        case "set-type": try await setType(parsed)
+        default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
+        }
+    }
+
+    private func create(_ parsed: Arguments) async throws(CommandFailure) {
+        let usage = "tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical] [--config PATH]"
+        try parsed.expectOnly(["config", "account", "type"], usage: usage)
+        let words = try parsed.expectPositional(2, usage: usage)
         let name = words[1].trimmingASCIISpaces()
         guard Account.isValidName(name) else {
             throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
@@ -29,35 +71,29 @@ struct AppCommand {
         guard let token = ProductToken(tokenText) else {
             throw CommandFailure(.usage, "--account must be a product token like 00000000-0000-0000-0000-000000000000")
         }
-        let type = try parsed.option("type").map { text throws(CommandFailure) in
-            guard let type = AppMessageType(wireName: text) else {
-                throw CommandFailure(.usage, "--type must be Default, OTP or Critical, got \"\(text)\"")
-            }
-            return type
-        } ?? .default
+        let type = try parsed.option("type").map { text throws(CommandFailure) in try Self.messageType(text, option: "--type") }
+            ?? .default
 
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        let account: Account?
-        do {
-            account = try store.account(productToken: token)
-        } catch {
-            await store.close()
-            throw CommandFailure(.failure, "cannot read accounts: \(error)")
+        let (app, account) = try await withStore(parsed) { store throws(CommandFailure) -> (App, Account) in
+            let account: Account?
+            do {
+                account = try store.account(productToken: token)
+            } catch {
+                throw CommandFailure(.failure, "cannot read accounts: \(error)")
+            }
+            guard let account, !account.disabled else {
+                throw CommandFailure(.dataError, "no active account has product token \(token)")
+            }
+            var generator = SystemRandomNumberGenerator()
+            let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
+                          account: account.productToken, defaultMessageType: type, createdAt: ProcessIO.unixMilliseconds())
+            do {
+                try await store.insert(app)
+            } catch {
+                throw CommandFailure(.failure, "cannot create the app: \(error)")
+            }
+            return (app, account)
         }
-        guard let account, !account.disabled else {
-            await store.close()
-            throw CommandFailure(.dataError, "no active account has product token \(token)")
-        }
-        var generator = SystemRandomNumberGenerator()
-        let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
-                      account: account.productToken, defaultMessageType: type, createdAt: ProcessIO.unixMilliseconds())
-        do {
-            try await store.insert(app)
-        } catch {
-            await store.close()
-            throw CommandFailure(.failure, "cannot create the app: \(error)")
-        }
-        await store.close()
         ProcessIO.writeOutput("""
             app:          \(app.name) (account \(account.name))
             default type: \(app.defaultMessageType.wireName)
@@ -65,5 +101,123 @@ struct AppCommand {
             app secret:   \(app.secret.text)
 
             """)
+    }
+
+    private func list(_ parsed: Arguments) async throws(CommandFailure) {
+        try parsed.expectOnly(["config"], usage: "tandem app list [--config PATH]")
+        _ = try parsed.expectPositional(1, usage: "tandem app list [--config PATH]")
+        let apps = try await withStore(parsed) { store throws(CommandFailure) -> [AppSummary] in
+            do {
+                return try store.apps()
+            } catch {
+                throw CommandFailure(.failure, "cannot read apps: \(error)")
+            }
+        }
+        ProcessIO.writeOutput(AppText.table(apps))
+    }
+
+    private func show(_ parsed: Arguments) async throws(CommandFailure) {
+        let usage = "tandem app show APP_KEY [--config PATH]"
+        try parsed.expectOnly(["config"], usage: usage)
+        let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
+        let details = try await withStore(parsed) { store throws(CommandFailure) in try Self.details(key, in: store) }
+        ProcessIO.writeOutput(AppText.details(details))
+    }
+
+    private func rotateSecret(_ parsed: Arguments) async throws(CommandFailure) {
+        let usage = "tandem app rotate-secret APP_KEY [--config PATH]"
+        try parsed.expectOnly(["config"], usage: usage)
+        let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
+        var generator = SystemRandomNumberGenerator()
+        let secret = AppSecret.random(using: &generator)
+        let app = try await withStore(parsed) { store throws(CommandFailure) -> App in
+            let found: Bool
+            do {
+                found = try await store.rotateSecret(key: key, to: secret)
+            } catch {
+                throw CommandFailure(.failure, "cannot rotate the secret: \(error)")
+            }
+            guard found else { throw Self.unknownApp(key) }
+            return try Self.details(key, in: store).app
+        }
+        ProcessIO.writeOutput("""
+            app:          \(app.name)
+            app key:      \(app.key.text)
+            app secret:   \(secret.text)
+
+            The old secret no longer works. The new one is shown only now.
+
+            """)
+    }
+
+    private func setType(_ parsed: Arguments) async throws(CommandFailure) {
+        let usage = "tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]"
+        try parsed.expectOnly(["config"], usage: usage)
+        let words = try parsed.expectPositional(3, usage: usage)
+        let key = try Self.appKey(words[1])
+        let type = try Self.messageType(words[2], option: "the type")
+        try await update(parsed, key: key, action: "set the default type") { store, key throws(StoreError) in
+            try await store.setDefaultMessageType(key: key, type)
+        }
+    }
+
+    // MARK: - Shared
+
+    /// Runs `change` and, when the app exists, prints the app as `show` does.
+    func update(_ parsed: Arguments, key: AppKey, action: String,
+                _ change: (Store, AppKey) async throws(StoreError) -> Bool) async throws(CommandFailure) {
+        let details = try await withStore(parsed) { store throws(CommandFailure) -> AppDetails in
+            let found: Bool
+            do {
+                found = try await change(store, key)
+            } catch {
+                throw CommandFailure(.failure, "cannot \(action): \(error)")
+            }
+            guard found else { throw Self.unknownApp(key) }
+            return try Self.details(key, in: store)
+        }
+        ProcessIO.writeOutput(AppText.details(details))
+    }
+
+    /// Opens the store, runs `body`, and closes the store whether `body` succeeded or not.
+    func withStore<T>(_ parsed: Arguments, _ body: (Store) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
+        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    static func details(_ key: AppKey, in store: Store) throws(CommandFailure) -> AppDetails {
+        let details: AppDetails?
+        do {
+            details = try store.appDetails(key: key)
+        } catch {
+            throw CommandFailure(.failure, "cannot read the app: \(error)")
+        }
+        guard let details else { throw unknownApp(key) }
+        return details
+    }
+
+    static func appKey(_ text: String) throws(CommandFailure) -> AppKey {
+        guard let key = AppKey(text) else {
+            throw CommandFailure(.usage, "APP_KEY must be an app key like 00000000-0000-0000-0000-000000000000, got \"\(text)\"")
+        }
+        return key
+    }
+
+    static func unknownApp(_ key: AppKey) -> CommandFailure {
+        CommandFailure(.dataError, "no app has key \(key.text) (`tandem app list` shows them)")
+    }
+
+    private static func messageType(_ text: String, option: String) throws(CommandFailure) -> AppMessageType {
+        guard let type = AppMessageType(wireName: text) else {
+            throw CommandFailure(.usage, "\(option) must be Default, OTP or Critical, got \"\(text)\"")
+        }
+        return type
     }
 }

@@ -13,8 +13,10 @@ struct ServeCommand {
 
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path)
-        override it. On SIGTERM or SIGINT the server stops accepting connections, lets in-flight requests
-        finish (http.shutdownGrace), closes the database and exits 0.
+        override it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
+        `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
+        stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
+        and exits 0.
 
         """
 
@@ -80,6 +82,11 @@ struct ServeCommand {
         HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
+        let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        AdminAppsEndpoint(registry: store, adminToken: adminToken,
+                          now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
+                          isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger).register(in: &router)
+        logger.info("admin API", ["enabled": .bool(adminToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
         let accessLog = configuration.log.accessLog

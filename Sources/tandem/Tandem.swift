@@ -11,6 +11,10 @@ struct Tandem {
           serve                 run the HTTP server (gateway, device API, admin endpoints)
           account create NAME   create a sender account and print its product token
           app create NAME       create an app and print its app key and app secret
+          app list | show KEY   list apps, or show one app's settings and push credentials (never its secret)
+          app rotate-secret KEY replace an app's secret and print the new one
+          app set-apns | set-fcm | set-type KEY …
+                                set an app's APNs or FCM credentials, or its default message type
           bench store           measure group-commit throughput against single-row transactions
           version               print the version
 

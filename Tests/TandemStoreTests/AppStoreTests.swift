@@ -1,0 +1,177 @@
+import Foundation
+import TandemCore
+import Testing
+@testable import TandemStore
+
+@Suite("App manager store")
+struct AppStoreTests {
+    static let apns = APNsCredentials(keySource: .file("/etc/tandem/AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG",
+                                      teamID: "DEF123GHIJ", topic: "com.acme.app", sandbox: true)
+    static let fcm = FCMCredentials(serviceAccountPath: "/etc/tandem/acme-firebase.json")
+
+    /// A store with accounts "Acme" and "Globex" and one app each ("Acme App" OTP, then "Globex App" Default).
+    private func withApps(_ body: (Store, App, App) async throws -> Void) async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite"))
+            let acme = Account(name: "Acme", productToken: ProductToken(try Fixture.guid(0xA1)), createdAt: 1)
+            let globex = Account(name: "Globex", productToken: ProductToken(try Fixture.guid(0xA2)), createdAt: 2)
+            try await store.insert(acme)
+            try await store.insert(globex)
+            let first = App(key: AppKey(try Fixture.guid(0x1)), secret: try #require(AppSecret("first-secret")), name: "Acme App",
+                            account: acme.productToken, defaultMessageType: .otp, createdAt: 10)
+            let second = App(key: AppKey(try Fixture.guid(0x2)), secret: try #require(AppSecret("second-secret")),
+                             name: "Globex App", account: globex.productToken, defaultMessageType: .default, createdAt: 20)
+            try await store.insert(first)
+            try await store.insert(second)
+            do {
+                try await body(store, first, second)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
+    }
+
+    @Test("apps() lists every app in creation order with its account's name and no credentials yet")
+    func list() async throws {
+        try await withApps { store, first, second async throws in
+            let apps = try store.apps()
+            #expect(apps == [AppSummary(app: first, accountName: "Acme", pushCredentials: AppPushCredentials()),
+                             AppSummary(app: second, accountName: "Globex", pushCredentials: AppPushCredentials())])
+            #expect(try store.app(key: first.key) == first)
+        }
+    }
+
+    @Test("appDetails counts the app's registrations by status in one query, with zeros for the rest")
+    func details() async throws {
+        try await withApps { store, first, second async throws in
+            try await store.write { (db: Connection) throws(StoreError) in
+                for (index, (app, status)) in [(1, "PinVerified"), (1, "PinVerified"), (1, "Unverified"), (2, "PinVerified")]
+                    .enumerated() {
+                    try db.run("""
+                        INSERT INTO registrations (device_id, app_id, platform, status, created_at, updated_at)
+                        VALUES (?, ?, 'Android', ?, 0, 0)
+                        """, [.text("device-\(index)"), .integer(Int64(app)), .text(status)])
+                }
+            }
+            let details = try #require(try store.appDetails(key: first.key))
+            #expect(details.app == first)
+            #expect(details.accountName == "Acme")
+            #expect(details.registrations == [.pinVerified: 2, .unverified: 1, .waitingForPin: 0,
+                                              .lastPinVerificationFailed: 0, .invalid: 0])
+            #expect(details.registrationCount == 3)
+            #expect(try store.appDetails(key: second.key)?.registrationCount == 1)
+            #expect(try store.appDetails(key: AppKey(try Fixture.guid(0x99))) == nil)
+        }
+    }
+
+    @Test("rotating the secret changes only that app's secret; an unknown key changes nothing")
+    func rotate() async throws {
+        try await withApps { store, first, second async throws in
+            let fresh = try #require(AppSecret("rotated-secret"))
+            #expect(try await store.rotateSecret(key: first.key, to: fresh))
+            #expect(try store.app(key: first.key)?.secret == fresh)
+            #expect(try store.app(key: second.key)?.secret == second.secret)
+            #expect(try await store.rotateSecret(key: AppKey(try Fixture.guid(0x99)), to: fresh) == false)
+        }
+    }
+
+    @Test("push credentials round-trip through the JSON column with stable keys; empty stores NULL")
+    func credentials() async throws {
+        try await withApps { store, first, _ async throws in
+            let both = AppPushCredentials(apns: Self.apns, fcm: Self.fcm)
+            #expect(try await store.setPushCredentials(key: first.key, both))
+            #expect(try store.appDetails(key: first.key)?.pushCredentials == both)
+            let stored = try rows(store, "SELECT push_credentials FROM apps WHERE app_key = ?", [.text(first.key.text)])
+            #expect(try stored.first?.get(0, as: String.self) == #"{"apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","#
+                + #""keyId":"ABC123DEFG","sandbox":true,"teamId":"DEF123GHIJ","topic":"com.acme.app"},"#
+                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"}}"#)
+            #expect(try store.apps().map(\.pushCredentials) == [both, AppPushCredentials()])
+
+            #expect(try await store.setPushCredentials(key: first.key, AppPushCredentials()))
+            let cleared = try rows(store, "SELECT push_credentials FROM apps WHERE app_key = ?", [.text(first.key.text)])
+            #expect(try cleared.first?.get(0, as: String?.self) == nil)
+            #expect(try await store.setPushCredentials(key: AppKey(try Fixture.guid(0x99)), both) == false)
+        }
+    }
+
+    @Test("setting one platform keeps the other; nil removes it")
+    func perPlatform() async throws {
+        try await withApps { store, first, _ async throws in
+            #expect(try await store.setFCMCredentials(key: first.key, Self.fcm))
+            var environment = Self.apns
+            environment.keySource = .environment("ACME_APNS_KEY")
+            #expect(try await store.setAPNsCredentials(key: first.key, environment))
+            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: environment, fcm: Self.fcm))
+            #expect(try await store.setFCMCredentials(key: first.key, nil))
+            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: environment))
+            #expect(try await store.setAPNsCredentials(key: AppKey(try Fixture.guid(0x99)), environment) == false)
+        }
+    }
+
+    @Test("concurrent APNs and FCM updates both survive (read-change-write in one write body)")
+    func concurrentPlatforms() async throws {
+        try await withApps { store, first, _ async throws in
+            async let apns = store.setAPNsCredentials(key: first.key, Self.apns)
+            async let fcm = store.setFCMCredentials(key: first.key, Self.fcm)
+            #expect(try await (apns, fcm) == (true, true))
+            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: Self.apns, fcm: Self.fcm))
+        }
+    }
+
+    @Test("invalid credentials are refused with .encoding before anything is written")
+    func invalidCredentials() async throws {
+        try await withApps { store, first, _ async throws in
+            var bad = Self.apns
+            bad.keyID = "short"
+            await #expect(throws: StoreError.encoding(column: "apps.push_credentials",
+                                                      message: PushCredentialsError.keyID("short").description)) {
+                try await store.setAPNsCredentials(key: first.key, bad)
+            }
+            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials())
+        }
+    }
+
+    @Test("a stored document that does not decode fails the read instead of reading as not set")
+    func corruptCredentials() async throws {
+        try await withApps { store, first, _ async throws in
+            try await store.write { (db: Connection) throws(StoreError) in
+                try db.run(#"UPDATE apps SET push_credentials = '{"apns":{"keyFile":"relative.p8"}}' WHERE app_key = ?"#,
+                           [.text(first.key.text)])
+            }
+            #expect(throws: StoreError.self) { try store.appDetails(key: first.key) }
+            #expect(throws: StoreError.self) { try store.apps() }
+            do throws(StoreError) {
+                _ = try store.apps()
+            } catch {
+                guard case .decoding(let column, let message) = error else { Issue.record("\(error)"); return }
+                #expect(column == "apps.push_credentials")
+                #expect(message.hasPrefix("app \(first.key.text): apns."))
+            }
+            // The gateway's lookup does not read the credentials and keeps working.
+            #expect(try store.app(key: first.key) == first)
+        }
+    }
+
+    @Test("the default message type changes for that app only")
+    func defaultType() async throws {
+        try await withApps { store, first, second async throws in
+            #expect(try await store.setDefaultMessageType(key: first.key, .critical))
+            #expect(try store.app(key: first.key)?.defaultMessageType == .critical)
+            #expect(try store.app(key: second.key)?.defaultMessageType == .default)
+            #expect(try await store.setDefaultMessageType(key: AppKey(try Fixture.guid(0x99)), .otp) == false)
+        }
+    }
+
+    @Test("the store serves as the AppRegistry the admin API uses")
+    func registry() async throws {
+        try await withApps { store, first, _ async throws in
+            let registry: any AppRegistry = store
+            #expect(try registry.apps().count == 2)
+            #expect(try registry.accounts().map(\.name) == ["Acme", "Globex"])
+            #expect(try await registry.setDefaultMessageType(key: first.key, .default))
+            #expect(try registry.appDetails(key: first.key)?.app.defaultMessageType == .default)
+        }
+    }
+}
