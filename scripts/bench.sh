@@ -35,6 +35,8 @@ kill -TERM "$server"; wait "$server" || true
 echo
 scripts/bench-gateway.sh "$bin" "$work" "$rps"
 echo
+scripts/bench-receipts.sh "$bin" "$work" "$rps"
+echo
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 "$bin" bench store --directory "$work"
 echo

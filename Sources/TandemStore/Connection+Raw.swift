@@ -41,7 +41,9 @@ extension Connection {
                 throw .open(path: path, code: .error, message: "journal_mode is \(mode ?? "unknown"), expected wal")
             }
         }
-        try executeRaw("PRAGMA synchronous = \(options.synchronous.rawValue); PRAGMA foreign_keys = ON;")
+        // temp_store = MEMORY: statement journals (an UPDATE inside the writer's savepoints needs one) and
+        // sort spills stay in memory instead of a create-write-unlink of an `etilqs_` file per statement.
+        try executeRaw("PRAGMA synchronous = \(options.synchronous.rawValue); PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")
     }
 
     /// `sqlite3_exec` without a callback (rows are discarded).

@@ -3,14 +3,13 @@ import TandemCore
 
 /// Writes a `Delivery`'s snapshot JSON by hand: the shape the synthesized `Codable` conformance reads
 /// back (the same keys and value encodings), at a fraction of `JSONEncoder`'s cost on the hot path.
-/// The parts that rarely vary between deliveries — the push plan, the policy, the SMS validity — are
-/// encoded once with `JSONEncoder` and reused for the life of the writer (one commit).
+/// The parts that rarely vary between deliveries — the policy, the SMS validity — are encoded once with
+/// `JSONEncoder` and reused for the life of the writer (one commit).
 ///
 /// Guarantee (tested): `JSONDecoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
 /// Not guaranteed: the same text as `JSONEncoder` (key order, spacing), which nothing relies on.
 final class SnapshotWriter {
     private let encoder: JSONEncoder
-    private var plans: [PushPlan: String] = [:]
     private var policies: [Policy: String] = [:]
     private var durations: [Duration: String] = [:]
 
@@ -31,7 +30,7 @@ final class SnapshotWriter {
             out += "}"
         }
         out += "}"
-        if let plan = delivery.plan { out += ",\"plan\":" + (try cached(plan, in: &plans)) }
+        if let plan = delivery.plan { try append(plan, to: &out) }
         if let policy = delivery.policy { out += ",\"policy\":" + (try cached(policy, in: &policies)) }
         out += ",\"pushTerminated\":\(delivery.pushTerminated)"
         if let reason = delivery.rejectReason { out += ",\"rejectReason\":\"\(reason.rawValue)\"" }
@@ -51,6 +50,19 @@ final class SnapshotWriter {
             out += "\"\(kind.rawValue)\":\(deadline.milliseconds)"
         }
         return out + "}}"
+    }
+
+    /// The plan differs per delivery (its targets), so it is written by hand; its policy is cached.
+    private func append(_ plan: PushPlan, to out: inout String) throws(StoreError) {
+        out += ",\"plan\":{\"policy\":" + (try cached(plan.policy, in: &policies))
+        out += ",\"smsAllowed\":\(plan.smsAllowed),\"targets\":["
+        for (index, target) in plan.targets.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"deviceID\":\"\(target.deviceID.text)\",\"platform\":\"\(target.platform.rawValue)\",\"token\":"
+            JSONText.appendString(target.token.text, to: &out)
+            out += "}"
+        }
+        out += "]}"
     }
 
     private func cached<Value: Encodable & Hashable>(_ value: Value, in cache: inout [Value: String]) throws(StoreError) -> String {

@@ -51,20 +51,28 @@ extension Store: DeviceRegistry {
     }
 
     public func receiptTarget(_ key: DeliveryKey) throws(StoreError) -> ReceiptTarget? {
-        try read { (db: Connection) throws(StoreError) -> ReceiptTarget? in
-            guard let row = try db.queryFirst("""
-                SELECT d.msisdn, d.final, m.created_at, p.app_key
-                FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-                WHERE d.id = ?
-                """, [.integer(key.rawValue)]) else { return nil }
-            let msisdnText = try row.get("msisdn", as: String.self)
-            guard let msisdn = MSISDN(msisdnText) else {
-                throw .decoding(column: "deliveries.msisdn", message: "delivery \(key): not an E.164 number: \(msisdnText)")
-            }
-            return ReceiptTarget(key: key, app: try row.get("app_key", as: String?.self).flatMap(AppKey.init), msisdn: msisdn,
-                                 isFinal: try row.get("final", as: Bool.self),
-                                 createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
+        try read { (db: Connection) throws(StoreError) -> ReceiptTarget? in try Self.loadTarget(key, on: db) }
+    }
+
+    public func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) {
+        try readSnapshot { (db: Connection) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) in
+            (try Self.loadRegistration(device, on: db), try Self.loadTarget(key, on: db))
         }
+    }
+
+    private static func loadTarget(_ key: DeliveryKey, on db: Connection) throws(StoreError) -> ReceiptTarget? {
+        guard let row = try db.queryFirst("""
+            SELECT d.msisdn, d.final, m.created_at, p.app_key
+            FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
+            WHERE d.id = ?
+            """, [.integer(key.rawValue)]) else { return nil }
+        let msisdnText = try row.get("msisdn", as: String.self)
+        guard let msisdn = MSISDN(msisdnText) else {
+            throw .decoding(column: "deliveries.msisdn", message: "delivery \(key): not an E.164 number: \(msisdnText)")
+        }
+        return ReceiptTarget(key: key, app: try row.get("app_key", as: String?.self).flatMap(AppKey.init), msisdn: msisdn,
+                             isFinal: try row.get("final", as: Bool.self),
+                             createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
     }
 
     /// The inbox relation of ``InboxQuery``: one row per delivery the router pushed to `msisdn` for `app`.

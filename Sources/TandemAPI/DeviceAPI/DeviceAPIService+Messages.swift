@@ -36,17 +36,24 @@ extension DeviceAPIService {
     public func receipt(_ request: Request) async -> Response {
         do throws(Refusal) {
             let caller = try authenticate(request)
-            let registration = try device(request, caller: caller)
-            let receipt = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.receipt(request.body) }
-            let notFound = Refusal(.notFound, "no message with UpdateID \(receipt.updateID.rawValue) for this device")
-            guard let msisdn = registration.verifiedNumber else { throw notFound }
-            let target: ReceiptTarget?
+            let id = try deviceID(request)
+            let receipt: DeviceAPICodec.Receipt
             do {
-                target = try registry.receiptTarget(receipt.updateID)
+                receipt = try DeviceAPICodec.receipt(request.body)
+            } catch {
+                _ = try device(request, caller: caller)  // an unknown DeviceID is the first thing to report
+                throw Refusal(.badRequest, error.message)
+            }
+            // One read for both lookups: this is the API's hottest path.
+            let found: (DeviceRegistration?, ReceiptTarget?)
+            do {
+                found = try registry.registrationAndTarget(id, receipt.updateID)
             } catch {
                 throw storeFailure(error)
             }
-            guard let target, target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
+            let registration = try owned(found.0, by: caller)
+            let notFound = Refusal(.notFound, "no message with UpdateID \(receipt.updateID.rawValue) for this device")
+            guard let msisdn = registration.verifiedNumber, let target = found.1, target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
             if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw notFound }
             var events: [(DeliveryKey, DeliveryEvent)] = []
             if receipt.delivered { events.append((target.key, .deliveryAcknowledged(registration.deviceID))) }

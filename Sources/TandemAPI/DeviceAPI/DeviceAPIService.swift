@@ -126,18 +126,28 @@ public final class DeviceAPIService: Sendable {
 
     /// The caller's registration, named by the `DeviceID` header.
     func device(_ request: Request, caller: Caller) throws(Refusal) -> DeviceRegistration {
-        guard let text = request.headers["deviceid"], !text.isEmpty else {
-            throw Refusal(.badRequest, "the DeviceID header is required (the DeviceID returned by POST /v1.0/deviceregistrations)")
-        }
-        guard let id = DeviceID(text.trimmingASCIISpaces()) else { throw Refusal(.badRequest, "the DeviceID header is not a GUID") }
+        let id = try deviceID(request)
         let found: DeviceRegistration?
         do {
             found = try registry.registration(id)
         } catch {
             throw storeFailure(error)
         }
-        // Another app's registration is answered exactly like an unknown one.
-        guard let registration = found, registration.app == caller.app.key else {
+        return try owned(found, by: caller)
+    }
+
+    /// The `DeviceID` header.
+    func deviceID(_ request: Request) throws(Refusal) -> DeviceID {
+        guard let text = request.headers["deviceid"], !text.isEmpty else {
+            throw Refusal(.badRequest, "the DeviceID header is required (the DeviceID returned by POST /v1.0/deviceregistrations)")
+        }
+        guard let id = DeviceID(text.trimmingASCIISpaces()) else { throw Refusal(.badRequest, "the DeviceID header is not a GUID") }
+        return id
+    }
+
+    /// The registration if it is the caller app's; another app's is answered exactly like an unknown one.
+    func owned(_ registration: DeviceRegistration?, by caller: Caller) throws(Refusal) -> DeviceRegistration {
+        guard let registration, registration.app == caller.app.key else {
             throw Refusal(.badRequest, "the DeviceID is not known for this app")
         }
         return registration

@@ -41,31 +41,49 @@ public enum MACAuthentication {
     /// Parses `MAC kid="…" ts="…" mac="…"` (parameters in any order, separated by spaces and/or commas;
     /// the scheme in any casing). Every parameter is required exactly once.
     public static func parse(_ header: String) -> Result<Credentials, Failure> {
-        let trimmed = header.trimmingASCIISpaces()
-        guard trimmed.count > 4, trimmed.prefix(4).lowercased() == "mac " else {
+        // Byte by byte over the UTF-8 (this runs on every request); names and separators are ASCII.
+        let bytes = Array(header.utf8)
+        let isSeparator: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x2C || $0 == 0x09 }
+        var index = 0, end = bytes.count
+        while index < end, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        while end > index, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        guard end - index > 4, bytes[index] | 0x20 == 0x6D, bytes[index + 1] | 0x20 == 0x61, bytes[index + 2] | 0x20 == 0x63,
+              bytes[index + 3] == 0x20 else {
             return .failure(.malformed("expected the MAC scheme"))
         }
-        var values: [String: String] = [:]
-        var rest = Substring(trimmed.dropFirst(4))
+        index += 4
+        var kid: String?, ts: String?, mac: String?
         while true {
-            rest = rest.drop { $0 == " " || $0 == "," || $0 == "\t" }
-            if rest.isEmpty { break }
-            guard let equals = rest.firstIndex(of: "=") else { return .failure(.malformed("expected name=\"value\"")) }
-            let name = rest[..<equals].lowercased()
-            rest = rest[rest.index(after: equals)...]
-            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else {
+            while index < end, isSeparator(bytes[index]) { index += 1 }
+            if index == end { break }
+            guard let equals = bytes[index..<end].firstIndex(of: 0x3D) else { return .failure(.malformed("expected name=\"value\"")) }
+            let name = String(decoding: bytes[index..<equals], as: UTF8.self).lowercased()
+            index = equals + 1
+            guard index < end, bytes[index] == 0x22, let close = bytes[(index + 1)..<end].firstIndex(of: 0x22) else {
                 return .failure(.malformed("the value of \(name) must be quoted"))
             }
-            guard values[name] == nil else { return .failure(.malformed("\(name) appears twice")) }
-            values[name] = String(rest[rest.index(after: rest.startIndex)..<close])
-            rest = rest[rest.index(after: close)...]
+            let value = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+            index = close + 1
+            switch name {
+            case "kid":
+                guard kid == nil else { return .failure(.malformed("kid appears twice")) }
+                kid = value
+            case "ts":
+                guard ts == nil else { return .failure(.malformed("ts appears twice")) }
+                ts = value
+            case "mac":
+                guard mac == nil else { return .failure(.malformed("mac appears twice")) }
+                mac = value
+            default:
+                continue  // an extension parameter: ignored
+            }
         }
-        guard let kid = values["kid"], !kid.isEmpty else { return .failure(.malformed("kid is missing")) }
-        guard let tsText = values["ts"], let ts = Int64(tsText), ts >= 0 else {
+        guard let kid, !kid.isEmpty else { return .failure(.malformed("kid is missing")) }
+        guard let tsText = ts, let timestamp = Int64(tsText), timestamp >= 0 else {
             return .failure(.malformed("ts must be unix seconds"))
         }
-        guard let mac = values["mac"], !mac.isEmpty else { return .failure(.malformed("mac is missing")) }
-        return .success(Credentials(kid: kid, timestamp: ts, mac: mac))
+        guard let mac, !mac.isEmpty else { return .failure(.malformed("mac is missing")) }
+        return .success(Credentials(kid: kid, timestamp: timestamp, mac: mac))
     }
 
     /// The base64 HMAC-SHA1 over the signed string.
@@ -74,20 +92,20 @@ public enum MACAuthentication {
         return Data(Digest.hmac(.sha1, key: Array(secret.utf8), message: Array(signed.utf8))).base64EncodedString()
     }
 
-    /// Whether `credentials` sign this request under `secret` for any of `targets` × `hosts`.
+    /// Whether `credentials` sign this request under `secret` for any of `targets` × `hosts`, tried in
+    /// order (put the likeliest first). Each comparison takes constant time; stopping at the first match
+    /// reveals only which combination the client signed, nothing about the secret or the expected MAC.
     public static func matches(_ credentials: Credentials, secret: String, method: String, targets: [String],
                                hosts: [String]) -> Bool {
         let presented = Array(credentials.mac.utf8)
-        var matched = false
         for target in targets {
             for host in hosts {
                 let expected = signature(secret: secret, method: method, target: target, host: host,
                                          timestamp: credentials.timestamp)
-                // No early exit: every combination is computed and compared in constant time.
-                if ConstantTime.equals(Array(expected.utf8), presented) { matched = true }
+                if ConstantTime.equals(Array(expected.utf8), presented) { return true }
             }
         }
-        return matched
+        return false
     }
 }
 

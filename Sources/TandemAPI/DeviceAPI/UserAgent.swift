@@ -30,7 +30,23 @@ enum UserAgent {
         return nil
     }
 
+    /// The agent's ASCII letter-and-digit runs, lower-cased (byte by byte: this runs on every request).
     private static func words(_ agent: String) -> [String] {
-        agent.lowercased().split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) }).map(String.init)
+        var words: [String] = []
+        var word: [UInt8] = []
+        word.reserveCapacity(16)
+        for byte in agent.utf8 {
+            switch byte {
+            case 0x41...0x5A: word.append(byte | 0x20)
+            case 0x61...0x7A, 0x30...0x39: word.append(byte)
+            default:
+                if !word.isEmpty {
+                    words.append(String(decoding: word, as: UTF8.self))
+                    word.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+        return words
     }
 }

@@ -17,6 +17,9 @@ public protocol DeviceRegistry: Sendable {
     /// Who may report receipts for the delivery with this key (its `UpdateID`); nil when there is none.
     func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
 
+    /// ``registration(_:)`` and ``receiptTarget(_:)`` in one read (the receipt path's only reads).
+    func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws -> (DeviceRegistration?, ReceiptTarget?)
+
     /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
     func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws -> [InboxMessage]
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Receipts benchmark, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
+#  (1d) PUT /v1.0/messages (delivery acks), MAC-signed as an SDK signs them, one distinct in-flight delivery per
+#       request, pre-generated; wrk -t2 -c256 -d5s (CONNECTIONS=… to change). Each receipt is committed
+#       (scheduler event + delivery update) before its 204. Afterwards every acknowledged delivery is counted in
+#       the database. PERF=1 also records a perf profile of the server during the run.
+# Usage: scripts/bench-receipts.sh path/to/tandem WORKDIR HEALTHZ_RPS [DELIVERIES]
+set -euo pipefail
+bin="$1"; work="$2"; healthz="$3"; deliveries="${4:-400000}"; connections="${CONNECTIONS:-256}"
+devices=1000
+db="$work/receipts.sqlite"
+cat > "$work/receipts.json" <<JSON
+{ "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$db" },
+  "policies": "$(pwd)/Policies", "log": { "accessLog": false },
+  "scheduler": { "expectedTimers": $((deliveries + 1000)) },
+  "deviceAPI": { "hosts": ["bench.tandem.test"] } }
+JSON
+token=$("$bin" account create Bench --config "$work/receipts.json" | awk '/product token/ {print $3}')
+app=$("$bin" app create BenchApp --account "$token" --config "$work/receipts.json")
+key=$(awk '/app key/ {print $3}' <<< "$app"); secret=$(awk '/app secret/ {print $3}' <<< "$app")
+# Verified, pushable installs, one per number (as the device API leaves them after a PIN check).
+sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $devices)
+  INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+  SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
+         printf('+316%08d', i), 'Android', printf('token-%d', i), 'PinVerified', 0, 0 FROM n"
+
+"$bin" serve --config "$work/receipts.json" > "$work/receipts.out" 2> "$work/receipts.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 1 200); do
+  url=$(grep -o 'http://[0-9.:]*' "$work/receipts.out" | head -1 || true)
+  [ -n "$url" ] && break
+  sleep 0.05
+done
+[ -n "$url" ] || { echo "server did not start:"; cat "$work/receipts.log"; exit 1; }
+
+# The deliveries to acknowledge: Default pushes to every install, 1,000 recipients per request, 4 senders.
+python3 - "$url" "$token" "$key" "$devices" "$((deliveries / devices))" <<'PY'
+import http.client, json, sys, threading, urllib.parse
+url, token, key, devices, requests = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+body = json.dumps({"messages": {"authentication": {"producttoken": token}, "msg": [
+    {"from": "Bench", "to": [{"number": "+316%08d" % i} for i in range(1, devices + 1)], "body": {"content": "Hello"},
+     "appKey": key, "allowedChannels": ["Push"]}]}})
+host = urllib.parse.urlsplit(url)
+def send(count):
+    connection = http.client.HTTPConnection(host.hostname, host.port)
+    for _ in range(count):
+        connection.request("POST", "/v1.0/message", body, {"Content-Type": "application/json"})
+        response = connection.getresponse(); response.read()
+        assert response.status == 200, response.status
+threads = [threading.Thread(target=send, args=(requests // 4 + (1 if i < requests % 4 else 0),)) for i in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+PY
+for _ in $(seq 1 600); do
+  pending=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE status <> 'Accepted'")
+  [ "$pending" = 0 ] && break
+  sleep 0.1
+done
+stored=$(sqlite3 "$db" "SELECT count(*) FROM deliveries")
+
+# One pre-generated receipt per delivery: "DeviceID|body". The MAC covers method, target, host and second
+# only (the same for every install of the app), so one signature serves every request of this run.
+sqlite3 -separator '|' "$db" "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
+  FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn ORDER BY d.id" > "$work/receipts.txt"
+auth=$(python3 - "$key" "$secret" <<'PY'
+import base64, hashlib, hmac, sys, time
+key, secret = sys.argv[1], sys.argv[2]
+ts = int(time.time())
+signed = f"PUT /v1.0/messages HTTP/1.1\nbench.tandem.test\n{ts}\n"
+mac = base64.b64encode(hmac.new(secret.encode(), signed.encode(), hashlib.sha1).digest()).decode()
+print(f'MAC kid="{key}" ts="{ts}" mac="{mac}"')
+PY
+)
+cat > "$work/receipts.lua" <<LUA
+-- Every request is formatted once, in init, so the load generator spends its CPU sending, not formatting.
+local requests, next_index, thread_count = {}, 1, 0
+function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
+function init(args)
+  local index = 0
+  for line in io.lines("$work/receipts.txt") do
+    if index % 2 == offset then
+      local device, body = line:match("([^|]+)|(.*)")
+      requests[#requests + 1] = wrk.format("PUT", "/v1.0/messages", {["Authorization"] = '$auth', ["DeviceID"] = device,
+        ["User-Agent"] = "Bench/1.0 (Android 14; en_US)", ["Content-Type"] = "application/json"}, body)
+    end
+    index = index + 1
+  end
+end
+function request()
+  local formatted = requests[next_index] or requests[1]
+  next_index = next_index + 1
+  return formatted
+end
+LUA
+acked() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
+before=$(acked)
+# PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
+[ -z "${PERF:-}" ] || { perf record -F 499 -g -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
+cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+cpu_before=$(cpu)
+wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
+cpu_after=$(cpu)
+sleep 0.5; after=$(acked)
+read -r rps p50 p99 requests bad <<< "$(awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2}
+  /requests in/ {n=$1} /Non-2xx/ {bad=$NF} END {printf "%s %s %s %s %s", r, p50, p99, n, (bad==""?0:bad)}' "$work/wrk-receipts.txt")"
+final=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Delivered'")
+echo "== (1d) PUT /v1.0/messages (delivery acks, MAC-signed, one in-flight delivery each): wrk -t2 -c$connections -d5s"
+printf '   receipts/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 50,000/s, none dropped)\n' \
+  "$rps" "$p50" "$p99" "$healthz" "$(python3 -c "print(f'{$rps/$healthz:.2f}')")"
+printf '   deliveries prepared: %s; requests completed: %s, non-2xx: %s; acks recorded: %s (≥ 2xx; the excess is what was in flight at the cut-off); deliveries now Delivered: %s\n' \
+  "$stored" "$requests" "$bad" "$((after - before))" "$final"
+printf '   server CPU during the run: %s%% of one core (wrk shares the same %s cores)\n' \
+  "$(( (cpu_after - cpu_before) * 100 / $(getconf CLK_TCK) / 5 ))" "$(nproc)"
+if [ "$bad" != 0 ] || [ $((after - before)) -lt $((requests - bad)) ]; then
+  echo "   RECEIPTS LOST OR REFUSED"; grep -m5 '"level":"error"' "$work/receipts.log" || true
+fi
+kill -TERM "$server"; wait "$server" || true
+trap - EXIT
