@@ -30,13 +30,45 @@ struct ConfigurationTests {
 
         let production = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/production.example.json")),
                                                 file: "Config/production.example.json",
-                                                environment: ["TANDEM_METRICS_TOKEN": "t0k3n"])
+                                                environment: ["TANDEM_METRICS_TOKEN": "t0k3n",
+                                                              "TANDEM_PIN_KEY": String(repeating: "k", count: 32)])
         #expect(production.metrics.bearerToken?.value == "t0k3n")
         #expect(production.database.synchronous == .full)
         #expect(production.scheduler.expectedTimers == 1_000_000)
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
         #expect(production.statusReports.giveUpAfter == .seconds(7 * 86_400))
         #expect(production.simulator.smsReportAfter == .milliseconds(500))
+        #expect(production.deviceAPI.hosts == ["api.example.com"])
+        #expect(production.deviceAPI.limits.pinPerMSISDN == Configuration.Budget(limit: 3, window: .seconds(3_600)))
+        #expect(production.deviceAPI.verification.pinKey?.value.count == 32)
+        #expect(production.deviceAPI.verification.settings == VerificationSettings())
+        #expect(production.deviceAPI == {
+            var expected = Configuration.DeviceAPI()
+            expected.hosts = ["api.example.com"]
+            expected.verification.pinKey = production.deviceAPI.verification.pinKey
+            return expected
+        }())
+    }
+
+    @Test("deviceAPI: a short PIN key, a text without {pin}, a budget without a window are refused")
+    func deviceAPIErrors() {
+        let cases: [(String, [String: String], String)] = [
+            (#"{"deviceAPI": {"verification": {"pinKey": {"env": "K"}}}}"#, ["K": "short"], "at least 32 bytes"),
+            (#"{"deviceAPI": {"verification": {"text": "no pin here"}}}"#, [:], "must contain {pin}"),
+            (#"{"deviceAPI": {"limits": {"pinPerApp": {"limit": 5}}}}"#, [:], "window"),
+            (#"{"deviceAPI": {"hosts": ["https://api.example.com/"]}}"#, [:], "host names"),
+            (#"{"deviceAPI": {"updateIDLifetime": "1h"}}"#, [:], "updateIDLifetime"),
+        ]
+        for (json, environment, problem) in cases {
+            #expect(throws: ConfigurationError.self) {
+                try Configuration.load(data: Data(json.utf8), file: "t.json", environment: environment)
+            }
+            do {
+                _ = try Configuration.load(data: Data(json.utf8), file: "t.json", environment: environment)
+            } catch {
+                #expect("\(error)".contains(problem), "\(json): \(error)")
+            }
+        }
     }
 
     @Test("delivery settings: bad values name their key")
