@@ -145,7 +145,7 @@ struct AppCommand {
             app key:      \(app.key.text)
             app secret:   \(secret.text)
 
-            The old secret no longer works. The new one is shown only now.
+            A running server refuses the old secret within 5 seconds. The new one is shown only now.
 
             """)
     }

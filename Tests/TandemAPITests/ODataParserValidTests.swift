@@ -74,6 +74,7 @@ let validCases: [ValidCase] = [
     .filter("Sender eq 'Ärzte 😀'", .sender(.eq, "Ärzte 😀")),
     .filter("Sender eq 'a+b'", .sender(.eq, "a+b")),
     .filter("UpdateID lt 6509643555", .updateID(.lt, 6_509_643_555)),
+    .filter("UpdateID eq '6509643555'", .updateID(.eq, 6_509_643_555)),  // as the API hands it out: a JSON string
     .filter("UpdateID le -3L", .updateID(.le, -3)),
     .filter("UpdateID ne 9223372036854775807", .updateID(.ne, Int64.max)),
     .filter("ID eq guid'11111111-2DC9-45c4-aa58-a7f53e33c4f3'", .id(.eq, Fixtures.g1)),

@@ -132,12 +132,13 @@ enum DeviceAPICodec {
         return Receipt(updateID: updateID, delivered: delivered, readAt: readAt)
     }
 
-    /// `GET /v1.0/deviceregistrations`: the spec's fields in its order, then Tandem's `NotificationsEnabled`.
+    /// `GET /v1.0/deviceregistrations`: the spec's fields in its order, then Tandem's `NotificationsEnabled`;
+    /// `Created` in the spec's UTC format without a zone letter.
     static func registration(_ registration: DeviceRegistration, appName: String) -> [UInt8] {
         var out = "{\"DeviceID\":\"\(registration.deviceID.text)\",\"Msisdn\":"
         if let msisdn = registration.msisdn { out += "\"00\(msisdn.digits)\"" } else { out += "null" }
         out += ",\"Platform\":\"\(registration.platform.wireName)\",\"RegistrationStatus\":\"\(registration.status.wireName)\""
-        out += ",\"Created\":\"\(ISO8601.format(registration.createdAt))\""
+        out += ",\"Created\":\"\(ISO8601.format(registration.createdAt, zoneDesignator: false))\""
         out += ",\"RegisteredForPushNotification\":\(registration.registeredForPush)"
         out += ",\"AppKey\":\"\(registration.app.text)\",\"AppName\":"
         JSONText.appendString(appName, to: &out)

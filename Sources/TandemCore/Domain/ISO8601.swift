@@ -1,14 +1,16 @@
 /// ISO 8601 instants in UTC with milliseconds (`2026-11-21T10:15:30.123Z`), as the APIs show times.
 /// Pure arithmetic on the proleptic Gregorian calendar (no Foundation formatter, no locale).
 public enum ISO8601 {
-    public static func format(_ instant: Timestamp) -> String {
+    /// `zoneDesignator: false` leaves out the `Z`: the app API's documented format
+    /// (`YYYY-MM-DDTHH:mm:ss.ms`, always UTC), which SDKs may parse with exactly that pattern.
+    public static func format(_ instant: Timestamp, zoneDesignator: Bool = true) -> String {
         let millis = instant.milliseconds
         let days = floorDivide(millis, 86_400_000)
         let inDay = millis - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)
         let hour = inDay / 3_600_000, minute = inDay / 60_000 % 60, second = inDay / 1_000 % 60, milli = inDay % 1_000
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":"
-            + pad(second, 2) + "." + pad(milli, 3) + "Z"
+            + pad(second, 2) + "." + pad(milli, 3) + (zoneDesignator ? "Z" : "")
     }
 
     /// The number of days in `month` (1–12) of `year`.

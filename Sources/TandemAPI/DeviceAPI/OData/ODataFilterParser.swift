@@ -238,8 +238,17 @@ struct ODataFilterParser {
             case .integer, .dateTime: throw mismatch("write guid'…' or a quoted GUID")
             }
         case .updateID:
-            guard case .integer(let value) = literal else { throw mismatch("write the number without quotes") }
-            return .updateID(op, value)
+            switch literal {
+            case .integer(let value): return .updateID(op, value)
+            // The API hands UpdateIDs out as JSON strings, so a quoted number is what apps have at hand.
+            case .string(let text):
+                guard let value = Int64(text), value >= 0 else {
+                    throw .malformed(.filter, "UpdateID must be compared with a number, and \(literalToken.text) is not one",
+                                     position: literalToken.position)
+                }
+                return .updateID(op, value)
+            case .guid, .dateTime: throw mismatch("write the number, with or without quotes")
+            }
         case .sender:
             guard case .string(let text) = literal else { throw mismatch("write the sender in single quotes") }
             return .sender(op, text)

@@ -10,7 +10,8 @@ extension ODataQuery {
     ///   the `PUT` body apps echo it in;
     /// - `Recipient` is the MSISDN with a `00` prefix (`"0031600000000"`), as the spec shows it;
     /// - `Body` is left out when the message has none, even when selected;
-    /// - `DateTime` is UTC with milliseconds: `"2026-11-21T10:15:30.123Z"`.
+    /// - `DateTime` is UTC with milliseconds in the spec's format, without a zone letter:
+    ///   `"2026-11-21T10:15:30.123"` (SDKs may parse it with exactly that pattern).
     ///
     /// Strings escape `"`, `\` and control characters; other characters pass through as UTF-8.
     public func renderJSON(_ messages: [AppMessage]) -> [UInt8] {
@@ -42,7 +43,7 @@ extension ODataQuery {
         case .recipient: "00" + message.recipient.digits
         case .sender: message.sender
         case .body: message.body
-        case .dateTime: ISO8601.format(message.dateTime)
+        case .dateTime: ISO8601.format(message.dateTime, zoneDesignator: false)
         case .status: message.status.wireName
         }
     }
