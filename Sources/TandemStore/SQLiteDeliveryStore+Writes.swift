@@ -127,8 +127,13 @@ extension SQLiteDeliveryStore {
             ])
         }
         for device in effects.invalidations {
-            try db.run("UPDATE registrations SET status = 'Invalid', updated_at = ? WHERE device_id = ? AND status <> 'Invalid'",
-                       [.integer(at.milliseconds), .text(device.text)])
+            // Only while the install still has the token the push went to: one that sent a new token since
+            // (the app's PUT) is not declared dead by an answer about the old one.
+            guard let token = delivery.plan?.targets.first(where: { $0.deviceID == device })?.token else { continue }
+            try db.run("""
+                UPDATE registrations SET status = 'Invalid', updated_at = ?
+                WHERE device_id = ? AND push_token = ? AND status <> 'Invalid'
+                """, [.integer(at.milliseconds), .text(device.text), .text(token.text)])
         }
     }
 }

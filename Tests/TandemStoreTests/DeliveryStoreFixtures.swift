@@ -96,7 +96,8 @@ func deliveryTableCounts(_ store: Store) throws -> [String: Int] {
     return counts
 }
 
-/// Inserts an account, an app and one registration per device (status `PinVerified`) by SQL.
+/// Inserts an account, an app and one registration per device (status `PinVerified`, the token `Fixture.pushed`
+/// pushes to) by SQL.
 func insertRegistrations(_ store: Store, devices: [DeviceID]) async throws {
     try await store.write { db throws(StoreError) in
         try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('acme', 'token-1', 0)")
@@ -105,7 +106,7 @@ func insertRegistrations(_ store: Store, devices: [DeviceID]) async throws {
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
                 VALUES (?, 1, '+31600000001', 'iOS', ?, 'PinVerified', 0, 0)
-                """, [.text(device.text), .text("push-\(device.text)")])
+                """, [.text(device.text), .text("token-\(device.text)")])
         }
     }
 }

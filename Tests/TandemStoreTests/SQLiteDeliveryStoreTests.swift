@@ -205,25 +205,31 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 
-    @Test("a dead token flips its registration to Invalid; an unknown device is ignored")
+    @Test("a dead token flips its registration to Invalid; an unknown device, or one with a newer token, is not")
     func invalidations() async throws {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
-            let (d1, d2, d3) = (try Fixture.device(1), try Fixture.device(2), try Fixture.device(3))
-            try await insertRegistrations(store, devices: [d1, d3])
-            let record = try Fixture.pushed(to: [d1, d2], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
+            let (d1, d2, d3, d4) = (try Fixture.device(1), try Fixture.device(2), try Fixture.device(3), try Fixture.device(4))
+            try await insertRegistrations(store, devices: [d1, d3, d4])
+            // d4's app sent a new token after the push went to the old one.
+            try await store.write { db throws(StoreError) in
+                try db.run("UPDATE registrations SET push_token = 'fresh-token' WHERE device_id = ?", [.text(d4.text)])
+            }
+            let record = try Fixture.pushed(to: [d1, d2, d4], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
             let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
             var delivery = record.delivery
             let at = Fixture.t0 + .seconds(1)
             let dead1 = Fixture.change(&delivery, key: key, .pushRejected(d1, .tokenDead), at: at)
             let dead2 = Fixture.change(&delivery, key: key, .pushRejected(d2, .tokenDead), at: at)
-            #expect(dead1.effects.invalidations == [d1] && dead2.effects.invalidations == [d2])
-            _ = try await deliveries.commit(inserts: [], changes: [dead1, dead2])
+            let dead4 = Fixture.change(&delivery, key: key, .pushRejected(d4, .tokenDead), at: at)
+            #expect(dead1.effects.invalidations == [d1] && dead2.effects.invalidations == [d2] && dead4.effects.invalidations == [d4])
+            _ = try await deliveries.commit(inserts: [], changes: [dead1, dead2, dead4])
 
             let registrations = try rows(store, "SELECT device_id, status, updated_at FROM registrations ORDER BY device_id").map(\.values)
             #expect(registrations == [[.text(d1.text), .text("Invalid"), .integer(at.milliseconds)],
-                                      [.text(d3.text), .text("PinVerified"), .integer(0)]])
+                                      [.text(d3.text), .text("PinVerified"), .integer(0)],
+                                      [.text(d4.text), .text("PinVerified"), .integer(0)]])
             #expect(try await deliveries.loadInFlight().map(\.delivery) == [delivery])
             #expect(delivery.state == .awaitingSMSSubmit)
             await store.close()
