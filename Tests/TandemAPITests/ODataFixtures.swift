@@ -28,16 +28,16 @@ enum Fixtures {
         return msisdn
     }()
 
-    static func message(_ n: Int, sender: String, body: String?, at iso: String, _ status: AppMessageStatus,
-                        updateID: Int64? = nil) -> AppMessage {
+    static func message(_ n: Int, sender: String, body: String?, at iso: String, _ status: DeliveryStatus,
+                        updateID: Int64? = nil) -> InboxMessage {
         let hex = String(format: "%08x", n)
-        return AppMessage(id: guid("\(hex)-0000-4000-8000-000000000000"), updateID: updateID ?? Int64(6_509_643_550 + n),
+        return InboxMessage(id: guid("\(hex)-0000-4000-8000-000000000000"), updateID: DeliveryKey(updateID ?? Int64(6_509_643_550 + n)),
                           recipient: recipient, sender: sender, body: body, dateTime: ms(iso), status: status)
     }
 
     /// Twelve messages; note the DateTime ties (3/4, 7/8/9), sender case variants (`CM`, `cm`), a sender
     /// with a quote, one with `+`, non-ASCII senders, and two messages without a body.
-    static let stored: [AppMessage] = [
+    static let stored: [InboxMessage] = [
         message(1, sender: "CM", body: "Your first message!", at: "2026-11-21T09:00:00.000Z", .delivered),
         message(2, sender: "cm", body: "lower-case sender", at: "2026-11-21T09:30:00.500Z", .sent),
         message(3, sender: "MyApp", body: nil, at: "2026-11-21T10:00:00.000Z", .accepted),
@@ -53,7 +53,7 @@ enum Fixtures {
     ]
 
     /// The stored message with the number used in ``message(_:sender:body:at:_:updateID:)``.
-    static func numbers(_ messages: [AppMessage]) -> [Int] {
+    static func numbers(_ messages: [InboxMessage]) -> [Int] {
         messages.map { Int($0.id.text.prefix(8), radix: 16) ?? -1 }
     }
 }

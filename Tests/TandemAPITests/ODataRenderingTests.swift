@@ -5,11 +5,11 @@ import TandemCore
 
 @Suite("messages render as the JSON array of the spec")
 struct RenderingTests {
-    private let message = AppMessage(
-        id: Fixtures.guid("7AF65395-2dc9-45c4-aa58-a7f53e33c4f3"), updateID: 6_509_643_555, recipient: Fixtures.recipient,
+    private let message = InboxMessage(
+        id: Fixtures.guid("7AF65395-2dc9-45c4-aa58-a7f53e33c4f3"), updateID: DeliveryKey(6_509_643_555), recipient: Fixtures.recipient,
         sender: "MyApp", body: "Your first message!", dateTime: Fixtures.ms("2026-11-21T10:15:30.123Z"), status: .delivered)
 
-    private func text(_ query: ODataQuery, _ messages: [AppMessage]) -> String {
+    private func text(_ query: ODataQuery, _ messages: [InboxMessage]) -> String {
         String(decoding: query.renderJSON(messages), as: UTF8.self)
     }
 
@@ -65,10 +65,10 @@ struct RenderingTests {
         #expect(parsed.count == stored.count)
         for (object, original) in zip(parsed, stored) {
             #expect(object["DateTime"].map { Fixtures.ms($0 + "Z") } == original.dateTime)  // UTC, written without the zone letter
-            #expect(object["UpdateID"].flatMap { Int64($0) } == original.updateID)
+            #expect(object["UpdateID"].flatMap { Int64($0) } == original.updateID.rawValue)
             #expect(object["ID"] == original.id.text)
             #expect(object["Body"] == original.body)
-            #expect(object["Status"] == original.status.rawValue)
+            #expect(object["Status"] == original.status.wireName)
         }
     }
 }

@@ -30,7 +30,7 @@ struct SQLEquivalenceTests {
             // Stored in an order unrelated to any sort key, to catch a missing ORDER BY.
             let engineStatus = offset == 7 ? "Read" : message.status.wireName
             try database.execute("INSERT INTO app_messages VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                .integer(Int64((offset * 7) % 12)), .text(message.id.text), .integer(message.updateID),
+                .integer(Int64((offset * 7) % 12)), .text(message.id.text), .integer(message.updateID.rawValue),
                 .text(message.recipient.e164), .text(message.sender), message.body.map { .text($0) } ?? .text(""),
                 .integer(message.dateTime.milliseconds), .text(engineStatus),
             ])
@@ -157,7 +157,7 @@ struct SQLEquivalenceTests {
         let stored = Fixtures.stored[Int(generator.next() % UInt64(Fixtures.stored.count))]
         switch generator.next() % 5 {
         case 0: return .id(op, stored.id)
-        case 1: return .updateID(op, stored.updateID + Int64(generator.next() % 3) - 1)
+        case 1: return .updateID(op, stored.updateID.rawValue + Int64(generator.next() % 3) - 1)
         case 2: return .sender(op, senders[Int(generator.next() % UInt64(senders.count))])
         case 3: return .dateTime(op, Timestamp(milliseconds: stored.dateTime.milliseconds + Int64(generator.next() % 3) - 1))
         default:

@@ -23,7 +23,7 @@ extension DeviceAPIService {
             } catch {
                 throw storeFailure(error)
             }
-            return Response.json(.ok, query.renderJSON(messages.map(AppMessage.init)))
+            return Response.json(.ok, query.renderJSON(messages))
         } catch {
             return error.response
         }
@@ -89,12 +89,5 @@ extension DeviceRegistration {
     /// push token, not its number).
     var verifiedNumber: MSISDN? {
         status == .pinVerified || status == .invalid ? msisdn : nil
-    }
-}
-
-extension AppMessage {
-    init(_ message: InboxMessage) {
-        self.init(id: message.id, updateID: message.updateID.rawValue, recipient: message.recipient, sender: message.sender,
-                  body: message.body, dateTime: message.dateTime, status: AppMessageStatus(message.status))
     }
 }

@@ -77,19 +77,23 @@ public struct InboxQuery: Sendable, Hashable {
                                  status: "t.status")
 }
 
-/// One message as an install's inbox lists it.
+/// One message as an install's inbox lists it, and what the device API's OData evaluator filters, orders and
+/// renders (`ODataQuery.apply(to:)`, `renderJSON`) — from the store or, in tests, built directly.
+///
+/// Not guaranteed: that `id` is unique across a list handed to the evaluator — its stable order and its
+/// equivalence with the SQL translation assume it is (a message GUID is unique per recipient in the store).
 public struct InboxMessage: Sendable, Hashable {
-    public let id: GUID
+    public var id: GUID
     /// The delivery's key: the `UpdateID` receipts name.
-    public let updateID: DeliveryKey
-    public let recipient: MSISDN
-    public let sender: String
+    public var updateID: DeliveryKey
+    public var recipient: MSISDN
+    public var sender: String
     /// nil when the app must not see it (a withdrawn or expired OTP).
-    public let body: String?
+    public var body: String?
     /// When the message was accepted.
-    public let dateTime: Timestamp
-    /// The app-facing status (see ``InboxQuery``).
-    public let status: DeliveryStatus
+    public var dateTime: Timestamp
+    /// The app-facing status (see ``InboxQuery``); `Read` shows as `Delivered` wherever it is compared or written.
+    public var status: DeliveryStatus
 
     public init(id: GUID, updateID: DeliveryKey, recipient: MSISDN, sender: String, body: String?, dateTime: Timestamp,
                 status: DeliveryStatus) {

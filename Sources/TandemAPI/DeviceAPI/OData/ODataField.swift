@@ -1,4 +1,4 @@
-/// A property of ``AppMessage`` as OData names it in `$select`, `$orderby` and `$filter`. The names are
+/// A property of ``InboxMessage`` as OData names it in `$select`, `$orderby` and `$filter`. The names are
 /// case-sensitive, as OData spells them (`DateTime`, not `datetime`); the raw values are the only place
 /// they are written.
 ///

@@ -14,7 +14,7 @@ extension ODataQuery {
     ///   `"2026-11-21T10:15:30.123"` (SDKs may parse it with exactly that pattern).
     ///
     /// Strings escape `"`, `\` and control characters; other characters pass through as UTF-8.
-    public func renderJSON(_ messages: [AppMessage]) -> [UInt8] {
+    public func renderJSON(_ messages: [InboxMessage]) -> [UInt8] {
         let fields = renderedFields
         var out = "["
         for (index, message) in messages.enumerated() {
@@ -36,15 +36,15 @@ extension ODataQuery {
     }
 
     /// The field's value as the text of a JSON string; nil when the field is absent.
-    private static func jsonValue(_ field: ODataField, of message: AppMessage) -> String? {
+    private static func jsonValue(_ field: ODataField, of message: InboxMessage) -> String? {
         switch field {
         case .id: message.id.text
-        case .updateID: String(message.updateID)
+        case .updateID: String(message.updateID.rawValue)
         case .recipient: "00" + message.recipient.digits
         case .sender: message.sender
         case .body: message.body
         case .dateTime: ISO8601.format(message.dateTime, zoneDesignator: false)
-        case .status: message.status.wireName
+        case .status: AppMessageStatus(message.status).wireName
         }
     }
 }

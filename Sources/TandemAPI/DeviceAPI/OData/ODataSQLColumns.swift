@@ -2,7 +2,7 @@
 ///
 /// These are trusted code, never user input: column names or expressions such as
 /// `CASE d.status WHEN 'Read' THEN 'Delivered' ELSE d.status END`. For the SQL result to equal
-/// ``ODataQuery/apply(to:)`` they must be NOT NULL and hold what ``AppMessage`` holds: `id` the GUID's
+/// ``ODataQuery/apply(to:)`` they must be NOT NULL and hold what ``InboxMessage`` holds: `id` the GUID's
 /// canonical lower-case text, `updateID` an integer, `sender` the text, `dateTime` unix milliseconds as an
 /// integer, `status` the ``AppMessageStatus`` wire name exactly as spelled.
 public struct ODataSQLColumns: Sendable, Hashable {
