@@ -20,7 +20,7 @@ extension Store: DeviceRegistry {
                                             as: Int64.self) else {
                 throw StoreError.decoding(column: "registrations.app_id", message: "no app has key \(registration.app)")
             }
-            try Self.releasePushToken(registration, appID: appID, on: db)
+            try Self.releasePushToken(registration, on: db)
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,
                     notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts,
@@ -37,9 +37,7 @@ extension Store: DeviceRegistry {
         try await write { (db: Connection) throws(StoreError) -> T? in
             guard var registration = try Self.loadRegistration(device, on: db) else { return nil }
             let result = change(&registration)
-            guard let appID = try db.scalar("SELECT app_id FROM registrations WHERE device_id = ?", [.text(device.text)],
-                                            as: Int64.self) else { return nil }
-            try Self.releasePushToken(registration, appID: appID, on: db)
+            try Self.releasePushToken(registration, on: db)
             try db.run("""
                 UPDATE registrations
                 SET msisdn = ?, platform = ?, user_agent = ?, push_token = ?, status = ?, notifications_enabled = ?,
@@ -160,12 +158,12 @@ extension Store: DeviceRegistry {
     }
 
     /// A push token addresses one install: another registration of the same app holding it loses it.
-    private static func releasePushToken(_ registration: DeviceRegistration, appID: Int64, on db: Connection) throws(StoreError) {
+    private static func releasePushToken(_ registration: DeviceRegistration, on db: Connection) throws(StoreError) {
         guard let token = registration.pushToken else { return }
         try db.run("""
             UPDATE registrations SET push_token = NULL, updated_at = ?
-            WHERE app_id = ? AND push_token = ? AND device_id <> ?
-            """, [.integer(registration.updatedAt.milliseconds), .integer(appID), .text(token.text),
+            WHERE app_id = (SELECT id FROM apps WHERE app_key = ?) AND push_token = ? AND device_id <> ?
+            """, [.integer(registration.updatedAt.milliseconds), .text(registration.app.text), .text(token.text),
                   .text(registration.deviceID.text)])
     }
 }

@@ -50,7 +50,7 @@ final class DeliveryStack: Sendable {
         let pins = PinSimulator(latency: configuration.simulator.smsLatency, logger: logger.with(["component": "simulator"]))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: pins, voiceCaller: pins,
                                      pinCodec: PinCodec(key: pinKey), now: now,
-                                     configuration: DeviceAPIService.Configuration(configuration.deviceAPI),
+                                     configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,

@@ -45,7 +45,7 @@ final class DeviceAPIHarness: Sendable {
         let clock = gateway.clock
         service = DeviceAPIService(registry: gateway.store, directory: gateway.store, scheduler: gateway.scheduler,
                                    pinSender: pins, voiceCaller: pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
-                                   now: { clock.now() }, configuration: DeviceAPIService.Configuration(api))
+                                   now: { clock.now() }, configuration: api)
         var router = HTTPRouter()
         DeviceAPIEndpoint(service: service).register(in: &router)
         self.router = router

@@ -17,11 +17,8 @@ extension DeviceAPIService {
                 throw Refusal(.badRequest, error.message)
             }
             guard let msisdn = registration.verifiedNumber else { return Response.json(.ok, query.renderJSON([])) }
-            let messages: [InboxMessage]
-            do {
-                messages = try registry.inbox(app: caller.app.key, msisdn: msisdn, query: Self.inboxQuery(query, maxTop: configuration.maxTop))
-            } catch {
-                throw storeFailure(error)
+            let messages = try reading {
+                try registry.inbox(app: caller.app.key, msisdn: msisdn, query: Self.inboxQuery(query, maxTop: configuration.maxTop))
             }
             return Response.json(.ok, query.renderJSON(messages))
         } catch {
@@ -45,12 +42,7 @@ extension DeviceAPIService {
                 throw Refusal(.badRequest, error.message)
             }
             // One read for both lookups: this is the API's hottest path.
-            let found: (DeviceRegistration?, ReceiptTarget?)
-            do {
-                found = try registry.registrationAndTarget(id, receipt.updateID)
-            } catch {
-                throw storeFailure(error)
-            }
+            let found = try reading { try registry.registrationAndTarget(id, receipt.updateID) }
             let registration = try owned(found.0, by: caller)
             let notFound = Refusal(.notFound, "no message with UpdateID \(receipt.updateID.rawValue) for this device")
             guard let msisdn = registration.verifiedNumber, let target = found.1, target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
@@ -58,11 +50,7 @@ extension DeviceAPIService {
             var events: [(DeliveryKey, DeliveryEvent)] = []
             if receipt.delivered { events.append((target.key, .deliveryAcknowledged(registration.deviceID))) }
             if receipt.readAt != nil { events.append((target.key, .readReported(registration.deviceID))) }
-            do {
-                _ = try await scheduler.record(events)
-            } catch {
-                throw storeFailure(error)
-            }
+            _ = try await writing { try await scheduler.record(events) }
             return Response.empty(.noContent)
         } catch {
             return error.response

@@ -24,11 +24,7 @@ extension DeviceAPIService {
                 createdAt: current, updatedAt: current)
             let step = apply(changes, to: &registration, now: current, nonce: PinCodec.newNonce())
             try charge(step, caller: caller, now: current)
-            do {
-                try await registry.create(registration)
-            } catch {
-                throw storeFailure(error)
-            }
+            try await writing { try await registry.create(registration) }
             logger.info("device registered", ["deviceID": .string(registration.deviceID.text), "app": .string(caller.app.key.text),
                                               "platform": .string(registration.platform.wireName)])
             try await perform(step.effect, caller: caller)
@@ -66,14 +62,11 @@ extension DeviceAPIService {
             if changes.verificationCode != nil, case .limited(let wait) = limits.chargeVerification(clientIP: caller.clientIP, now: current) {
                 throw Refusal.limited(wait, "PIN attempts from this address")
             }
-            let result: (DeviceRegistration, Step)?
-            do {
-                result = try await registry.update(existing.deviceID) { registration in
+            let result = try await writing {
+                try await registry.update(existing.deviceID) { registration in
                     let step = self.apply(changes, to: &registration, now: current, nonce: nonce)
                     return (registration, step)
                 }
-            } catch {
-                throw storeFailure(error)
             }
             guard let (registration, step) = result else { throw Refusal(.badRequest, "the DeviceID is not known for this app") }
             if case .noPINRequested = step.outcome, registration.status != .pinVerified {
@@ -97,15 +90,12 @@ extension DeviceAPIService {
             let caller = try authenticate(request)
             let existing = try device(request, caller: caller)
             let current = now()
-            let updated: DeviceRegistration?
-            do {
-                updated = try await registry.update(existing.deviceID) { registration in
+            let updated = try await writing {
+                try await registry.update(existing.deviceID) { registration in
                     registration.verification.reset()
                     registration.updatedAt = current
                     return registration
                 }
-            } catch {
-                throw storeFailure(error)
             }
             guard let updated else { throw Refusal(.badRequest, "the DeviceID is not known for this app") }
             logger.info("device registration reset", ["deviceID": .string(updated.deviceID.text)])

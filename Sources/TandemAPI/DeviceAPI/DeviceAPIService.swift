@@ -13,11 +13,6 @@ import TandemHTTP
 /// Tenant isolation: an install sees and acknowledges only messages sent through its own app to the
 /// number it verified; an `UpdateID` outside that is "not found", whether or not it exists.
 public final class DeviceAPIService: Sendable {
-    public struct Configuration: Sendable {
-        public var api: TandemCore.Configuration.DeviceAPI
-        public init(_ api: TandemCore.Configuration.DeviceAPI = .init()) { self.api = api }
-    }
-
     let registry: any DeviceRegistry
     let scheduler: Scheduler
     let pinSender: any PinSender
@@ -32,18 +27,18 @@ public final class DeviceAPIService: Sendable {
 
     public init(registry: any DeviceRegistry, directory: any SenderDirectory, scheduler: Scheduler, pinSender: any PinSender,
                 voiceCaller: any VoiceCaller, pinCodec: PinCodec, now: @escaping @Sendable () -> Timestamp,
-                configuration: Configuration = Configuration(), logger: Logger = .discarding) {
+                configuration: TandemCore.Configuration.DeviceAPI = .init(), logger: Logger = .discarding) {
         self.registry = registry
         self.scheduler = scheduler
         self.pinSender = pinSender
         self.voiceCaller = voiceCaller
         self.pinCodec = pinCodec
         self.now = now
-        self.configuration = configuration.api
+        self.configuration = configuration
         self.logger = logger
         keyring = AppKeyring(directory: directory)
-        replayGuard = ReplayGuard(window: configuration.api.timestampWindow)
-        limits = AbuseLimits(configuration.api.limits)
+        replayGuard = ReplayGuard(window: configuration.timestampWindow)
+        limits = AbuseLimits(configuration.limits)
     }
 
     /// A request that passed the signature and `User-Agent` checks.
@@ -94,14 +89,7 @@ public final class DeviceAPIService: Sendable {
         case .failure(let failure): throw unauthorized(failure)
         }
         guard let key = AppKey(credentials.kid) else { throw unauthorized(.unknownKey) }
-        let app: App?
-        do {
-            app = try keyring.app(key, now: current)
-        } catch {
-            logger.error("app lookup failed", ["error": .string("\(error)")])
-            throw Refusal(.internalServerError, "the request could not be checked; try again")
-        }
-        guard let app else { throw unauthorized(.unknownKey) }
+        guard let app = try reading({ try keyring.app(key, now: current) }) else { throw unauthorized(.unknownKey) }
         var targets = [request.target]
         let decoded = request.decodedTarget
         if decoded != request.target { targets.append(decoded) }
@@ -127,13 +115,7 @@ public final class DeviceAPIService: Sendable {
     /// The caller's registration, named by the `DeviceID` header.
     func device(_ request: Request, caller: Caller) throws(Refusal) -> DeviceRegistration {
         let id = try deviceID(request)
-        let found: DeviceRegistration?
-        do {
-            found = try registry.registration(id)
-        } catch {
-            throw storeFailure(error)
-        }
-        return try owned(found, by: caller)
+        return try owned(try reading { try registry.registration(id) }, by: caller)
     }
 
     /// The `DeviceID` header.
@@ -153,7 +135,25 @@ public final class DeviceAPIService: Sendable {
         return registration
     }
 
-    func storeFailure(_ error: any Error) -> Refusal {
+    /// A read from the store; a failure is logged and answered 500 without details.
+    func reading<T>(_ body: () throws -> T) throws(Refusal) -> T {
+        do {
+            return try body()
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// A write to the store or the scheduler; a failure is logged and answered 500 without details.
+    func writing<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    private func storeFailure(_ error: any Error) -> Refusal {
         logger.error("device API store access failed", ["error": .string("\(error)")])
         return Refusal(.internalServerError, "the request could not be completed; try again")
     }
