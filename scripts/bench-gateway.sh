@@ -6,6 +6,7 @@
 # Usage: scripts/bench-gateway.sh path/to/tandem WORKDIR HEALTHZ_RPS
 set -euo pipefail
 bin="$1"; work="$2"; healthz="$3"
+source "$(dirname "$0")/bench-lib.sh"
 cat > "$work/gateway.json" <<JSON
 { "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$work/gateway.sqlite" },
   "policies": "$(pwd)/Policies", "log": { "accessLog": false } }
@@ -24,28 +25,17 @@ for name, numbers in (("single", ["0031612345678"]), ("bulk", ["00316%08d" % i f
         lua.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
         lua.write("wrk.body = " + json.dumps(body) + "\n")
 PY
-"$bin" serve --config "$work/gateway.json" > "$work/gateway.out" 2> "$work/gateway.log" &
-server=$!
+start_server "$bin" "$work/gateway.json" "$work/gateway"
 trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 200); do
-  url=$(grep -o 'http://[0-9.:]*' "$work/gateway.out" | head -1 || true)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
-[ -n "$url" ] || { echo "server did not start:"; cat "$work/gateway.log"; exit 1; }
 
 count() { sqlite3 "$work/gateway.sqlite" "SELECT count(*) FROM deliveries"; }
 run() {  # name connections duration
   wrk -t2 -c"$2" -d"$3" --latency -s "$work/$1.lua" "$url/v1.0/message" > "$work/wrk-$1.txt"
 }
-summary() {  # file -> "rps p50 p99 requests non2xx"
-  awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} /requests in/ {n=$1} /Non-2xx/ {bad=$NF}
-       END {printf "%s %s %s %s %s", r, p50, p99, n, (bad==""?0:bad)}' "$1"
-}
 
 before=$(count)
 run single 64 10s
-read -r rps p50 p99 requests bad <<< "$(summary "$work/wrk-single.txt")"
+read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-single.txt")"
 sleep 0.5; after=$(count)
 echo "== (1b) POST /v1.0/message, 1 recipient, JSON: wrk -t2 -c64 -d10s (http.threads 2, durable before reply)"
 printf '   requests/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 20,000 req/s, p99 < 10 ms)\n' \
@@ -54,7 +44,7 @@ printf '   requests completed: %s, non-2xx: %s, deliveries stored: %s\n' "$reque
 
 before=$(count)
 run bulk 8 10s
-read -r rps p50 p99 requests bad <<< "$(summary "$work/wrk-bulk.txt")"
+read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-bulk.txt")"
 sleep 0.5; after=$(count)
 echo "== (1c) POST /v1.0/message, 1,000 recipients per request: wrk -t2 -c8 -d10s"
 printf '   recipients/s: %s   (%s requests/s, p50 %s, p99 %s)   (target >= 200,000 recipients/s)\n' \

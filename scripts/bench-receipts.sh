@@ -6,6 +6,7 @@
 #       the database. PERF=1 also records a perf profile of the server during the run.
 # Usage: scripts/bench-receipts.sh path/to/tandem WORKDIR HEALTHZ_RPS [DELIVERIES]
 set -euo pipefail
+source "$(dirname "$0")/bench-lib.sh"
 bin="$1"; work="$2"; healthz="$3"; deliveries="${4:-400000}"; connections="${CONNECTIONS:-256}"
 devices=1000
 db="$work/receipts.sqlite"
@@ -24,15 +25,8 @@ sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WH
   SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
          printf('+316%08d', i), 'Android', printf('token-%d', i), 'PinVerified', 0, 0 FROM n"
 
-"$bin" serve --config "$work/receipts.json" > "$work/receipts.out" 2> "$work/receipts.log" &
-server=$!
+start_server "$bin" "$work/receipts.json" "$work/receipts"
 trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 200); do
-  url=$(grep -o 'http://[0-9.:]*' "$work/receipts.out" | head -1 || true)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
-[ -n "$url" ] || { echo "server did not start:"; cat "$work/receipts.log"; exit 1; }
 
 # The deliveries to acknowledge: Default pushes to every install, 1,000 recipients per request, 4 senders.
 python3 - "$url" "$token" "$key" "$devices" "$((deliveries / devices))" <<'PY'
@@ -102,8 +96,7 @@ cpu_before=$(cpu)
 wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
 cpu_after=$(cpu)
 sleep 0.5; after=$(acked)
-read -r rps p50 p99 requests bad <<< "$(awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2}
-  /requests in/ {n=$1} /Non-2xx/ {bad=$NF} END {printf "%s %s %s %s %s", r, p50, p99, n, (bad==""?0:bad)}' "$work/wrk-receipts.txt")"
+read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-receipts.txt")"
 final=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Delivered'")
 echo "== (1d) PUT /v1.0/messages (delivery acks, MAC-signed, one in-flight delivery each): wrk -t2 -c$connections -d5s"
 printf '   receipts/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 50,000/s, none dropped)\n' \

@@ -5,6 +5,7 @@
 set -euo pipefail
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 work="$(mktemp -d)"
+source "$(dirname "$0")/bench-lib.sh"
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 echo "== Tandem benchmarks — $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -14,14 +15,7 @@ cat > "$work/config.json" <<JSON
 { "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$work/bench.sqlite" },
   "policies": "$(pwd)/Policies" }
 JSON
-"$bin" serve --config "$work/config.json" > "$work/serve.out" 2> "$work/serve.log" &
-server=$!
-for _ in $(seq 1 200); do
-  url=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -1 || true)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
-[ -n "$url" ] || { echo "server did not start:"; cat "$work/serve.log"; exit 1; }
+start_server "$bin" "$work/config.json" "$work/serve"
 curl -fsS "$url/healthz" > /dev/null
 wrk -t2 -c64 -d10s --latency "$url/healthz" > "$work/wrk.txt"
 rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
