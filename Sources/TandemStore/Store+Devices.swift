@@ -48,10 +48,6 @@ extension Store: DeviceRegistry {
         }
     }
 
-    public func receiptTarget(_ key: DeliveryKey) throws(StoreError) -> ReceiptTarget? {
-        try read { (db: Connection) throws(StoreError) -> ReceiptTarget? in try Self.loadTarget(key, on: db) }
-    }
-
     public func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) {
         try readSnapshot { (db: Connection) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) in
             (try Self.loadRegistration(device, on: db), try Self.loadTarget(key, on: db))

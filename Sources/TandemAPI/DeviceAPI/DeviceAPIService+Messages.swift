@@ -71,11 +71,3 @@ extension DeviceAPIService {
                           })
     }
 }
-
-extension DeviceRegistration {
-    /// The number this install proved it holds: set, and verified (an `Invalid` registration lost its
-    /// push token, not its number).
-    var verifiedNumber: MSISDN? {
-        status == .pinVerified || status == .invalid ? msisdn : nil
-    }
-}

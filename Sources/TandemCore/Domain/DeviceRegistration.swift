@@ -34,6 +34,12 @@ public struct DeviceRegistration: Sendable, Hashable {
                      status: status, notificationsEnabled: notificationsEnabled)
     }
 
+    /// The number this install proved it holds: set, and verified (an `Invalid` registration lost its push
+    /// token, not its number). What its inbox and receipts are scoped to.
+    public var verifiedNumber: MSISDN? {
+        status == .pinVerified || status == .invalid ? msisdn : nil
+    }
+
     /// The spec's `RegisteredForPushNotification`: a push can reach this install now.
     public var registeredForPush: Bool { routing.isPushable }
 }

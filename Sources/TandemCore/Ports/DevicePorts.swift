@@ -14,10 +14,8 @@ public protocol DeviceRegistry: Sendable {
     /// nil, changing nothing, when there is no such registration.
     func update<T: Sendable>(_ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws -> T?
 
-    /// Who may report receipts for the delivery with this key (its `UpdateID`); nil when there is none.
-    func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
-
-    /// ``registration(_:)`` and ``receiptTarget(_:)`` in one read (the receipt path's only reads).
+    /// The registration (as ``registration(_:)``) and who may report receipts for the delivery with this
+    /// key (its `UpdateID`; nil when there is none), in one read: the receipt path's only read.
     func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws -> (DeviceRegistration?, ReceiptTarget?)
 
     /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
