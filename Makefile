@@ -34,8 +34,9 @@ test:
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory unit integration
 
-unit:
-	$(SWIFT) test --skip-build
+# Provider tests start Python protocol peers (h2, PyJWT, smpp34, smpp.twisted3) from the venv.
+unit: $(VENV)/.ready
+	TANDEM_PYTHON=$(abspath $(VENV))/bin/python $(SWIFT) test --skip-build
 
 $(VENV)/.ready: Tests/integration/requirements.txt
 	$(PYTHON) -m venv $(VENV)

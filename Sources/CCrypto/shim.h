@@ -14,4 +14,7 @@
 static inline void tandem_openssl_free(void *p) { OPENSSL_free(p); }
 /// BIO_new_mem_buf over a read-only buffer (for PEM keys held in memory).
 static inline BIO *tandem_bio_from_buffer(const void *data, int length) { return BIO_new_mem_buf(data, length); }
+/// The key's algorithm family, as plain ints (EVP_PKEY_EC and EVP_PKEY_RSA are macros of macros).
+static inline int tandem_pkey_is_ec(const EVP_PKEY *key) { return EVP_PKEY_get_base_id(key) == EVP_PKEY_EC; }
+static inline int tandem_pkey_is_rsa(const EVP_PKEY *key) { return EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA; }
 #endif

@@ -66,7 +66,7 @@ public final class Dispatcher: Sendable {
         let sender = sms
         track(pushKey: nil) {
             switch await sender.submit(request) {
-            case .submitted(let reference): await deliver(.smsSubmitted(reference: reference), request.key)
+            case .submitted(let references): await deliver(.smsSubmitted(reference: references.first ?? ""), request.key)
             case .rejected: await deliver(.smsReportReceived(.failed), request.key)
             }
         }

@@ -69,8 +69,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func loadInFlight() async throws(StoreError) -> [StoredDelivery] {
         let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
             try db.query("""
-                SELECT d.id AS delivery_key, d.msisdn, d.snapshot, m.message_id, m.sender, m.body, m.reference
-                FROM deliveries d JOIN messages m ON m.id = d.message_id
+                SELECT d.id AS delivery_key, d.msisdn, d.snapshot, m.message_id, m.sender, m.body, m.reference,
+                       m.dcs, p.app_key
+                FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
                 WHERE d.final = 0
                 ORDER BY d.id
                 """)
@@ -99,7 +100,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
         let content = MessageContent(messageID: messageID, sender: try row.get("sender", as: String.self),
                                      body: try row.get("body", as: String.self),
-                                     reference: try row.get("reference", as: String?.self))
+                                     reference: try row.get("reference", as: String?.self),
+                                     app: try row.get("app_key", as: String?.self).flatMap { AppKey($0) },
+                                     forceUCS2: try row.get("dcs", as: Int64?.self) == 8)
         return StoredDelivery(key: DeliveryKey(key), msisdn: msisdn, content: content,
                               delivery: try DeliveryColumns.decodeSnapshot(snapshot, key: key, decoder: decoder))
     }

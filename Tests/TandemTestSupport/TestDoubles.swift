@@ -85,6 +85,7 @@ public final class RecordingPushSender: PushSender {
 /// Records SMS and accepts each under a new reference.
 public final class RecordingSMSSender: SMSSender {
     public init() {}
+    public var providerName: String { "recording" }
     private let state = Mutex<[SMSRequest]>([])
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
@@ -92,7 +93,7 @@ public final class RecordingSMSSender: SMSSender {
             requests.append(sms)
             return requests.count
         }
-        return .submitted(reference: "smsc-\(count)")
+        return .submitted(references: ["smsc-\(count)"])
     }
 
     public var sent: [SMSRequest] { state.withLock { $0 } }

@@ -79,7 +79,7 @@ extension CMGatewayService {
         var generator = SystemRandomNumberGenerator()
         let messageID = GUID.random(using: &generator)
         let content = MessageContent(messageID: messageID, sender: message.from.text, body: message.body,
-                                     reference: message.reference)
+                                     reference: message.reference, app: app?.key, forceUCS2: message.dcs == 8)
         let messageType = message.appMessageType ?? app?.defaultMessageType ?? .default
         let valid = message.recipients.compactMap(\.msisdn)
         let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]

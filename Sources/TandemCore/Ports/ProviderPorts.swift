@@ -28,8 +28,11 @@ public enum PushVerdict: Sendable, Hashable {
     case rejected(PushRejection)
 }
 
-/// Submits SMS (SMPP, an HTTP SMS API, or a simulator).
+/// Submits SMS (SMPP, an HTTP SMS API, or a simulator). Implementations keep the provider's name for
+/// ``SMSDeliveryReport/provider``.
 public protocol SMSSender: Sendable {
+    /// Names the provider in the reports it produces and in `provider_refs` (e.g. `smpp`, `kannel`).
+    var providerName: String { get }
     func submit(_ sms: SMSRequest) async -> SMSSubmitResult
 }
 
@@ -48,10 +51,40 @@ public struct SMSRequest: Sendable, Hashable {
 }
 
 public enum SMSSubmitResult: Sendable, Hashable {
-    /// Accepted by the SMSC under this message id (`submit_sm_resp`).
-    case submitted(reference: String)
+    /// Accepted by the SMSC: one message id per part, in part order (`submit_sm_resp`, or the HTTP API's id);
+    /// never empty. Delivery reports name these ids (``SMSDeliveryReport/reference``).
+    case submitted(references: [String])
     /// Refused outright; the delivery fails over SMS.
     case rejected(reason: String)
+}
+
+/// A delivery report (DLR) from an SMS provider for one submitted part, named by the id its submit
+/// returned. The engine matches it to the delivery and combines the parts of a multipart SMS.
+public struct SMSDeliveryReport: Sendable, Hashable {
+    /// The provider that issued `reference` (message ids are unique per provider only).
+    public let provider: String
+    public let reference: String
+    public let outcome: SMSOutcome
+    /// The provider's own words (`stat:UNDELIV err:001`, a Kannel DLR type), for the event log.
+    public let detail: String?
+
+    public init(provider: String, reference: String, outcome: SMSOutcome, detail: String? = nil) {
+        self.provider = provider
+        self.reference = reference
+        self.outcome = outcome
+        self.detail = detail
+    }
+}
+
+/// Where SMS providers hand delivery reports, a batch at a time: normally the scheduler's report intake.
+/// Returns once the reports are durably recorded (a provider that must acknowledge a DLR — SMPP's
+/// `deliver_sm_resp`, an HTTP DLR callback's response — does so after this returns).
+public typealias SMSReportHandler = @Sendable ([SMSDeliveryReport]) async -> Void
+
+/// Where the push providers find an app's credentials when they push for it (normally the store's
+/// `apps.push_credentials`). Nil when the app has none.
+public protocol PushCredentialsSource: Sendable {
+    func pushCredentials(for app: AppKey) async throws -> AppPushCredentials?
 }
 
 /// The scheduler's time source: the shell passes the system clock, tests a manual one.

@@ -28,6 +28,8 @@ public final class SMSSimulator: SMSSender {
     private let reportAfter: Duration
     private let state = Mutex(State())
 
+    public var providerName: String { "simulator" }
+
     public init(latency: Duration = .milliseconds(5), reportAfter: Duration = .milliseconds(500)) {
         self.latency = latency
         self.reportAfter = reportAfter
@@ -67,7 +69,7 @@ public final class SMSSimulator: SMSSender {
             if state.reporter != nil { state.pending.append((due, sms.key, outcome)) }
             return reference
         }
-        return .submitted(reference: reference)
+        return .submitted(references: [reference])
     }
 
     public var log: [Submitted] { state.withLock { $0.submitted } }
