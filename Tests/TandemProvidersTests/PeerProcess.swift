@@ -7,10 +7,13 @@ import XCTest
 /// `@unchecked Sendable`: `process` is only terminated, from one test at a time.
 final class PeerProcess: @unchecked Sendable {
     let port: Int
+    /// Every port the peer printed (some listen on more than one).
+    let ports: [Int]
     private let process: Process
 
-    private init(port: Int, process: Process) {
+    private init(port: Int, ports: [Int], process: Process) {
         self.port = port
+        self.ports = ports
         self.process = process
     }
 
@@ -36,24 +39,43 @@ final class PeerProcess: @unchecked Sendable {
         return try start(in: directory, arguments: arguments)
     }
 
+    /// Runs `Tests/peers/<script>` with the venv's Python (`TANDEM_PYTHON`, set by `make unit`; else the
+    /// repository's `.venv`, else `python3`). The script must print `PORT <n> [<m> …]` (or `ERROR <text>`)
+    /// as its first stdout line and nothing else on stdout afterwards (nobody reads it: a full pipe would
+    /// block the peer), and exit when its parent process is gone.
+    static func pythonPeer(_ script: String, arguments: [String] = []) throws -> PeerProcess {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let environment = ProcessInfo.processInfo.environment
+        let venv = repository + "/.venv/bin/python"
+        let python = environment["TANDEM_PYTHON"] ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
+        return try launch(["/usr/bin/env", python, repository + "/Tests/peers/" + script] + arguments,
+                          name: script)
+    }
+
     private static func start(in directory: TemporaryDirectory, arguments: [String]) throws -> PeerProcess {
         let script = directory.path + "/peer.py"
         if !FileManager.default.fileExists(atPath: script) {
             try PeerScript.source.write(toFile: script, atomically: true, encoding: .utf8)
         }
+        return try launch(["/usr/bin/env", "python3", script] + arguments, name: arguments.prefix(2).joined(separator: " "))
+    }
+
+    private static func launch(_ command: [String], name: String) throws -> PeerProcess {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let line = readLine(from: output.fileHandleForReading)
-        guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
+        let ports = line.hasPrefix("PORT ") ? line.dropFirst(5).split(separator: " ").compactMap { Int($0) } : []
+        guard let port = ports.first else {
             process.terminate()
             process.waitUntilExit()
-            throw PeerError(message: "peer \(arguments.prefix(2)) failed to start: \(line)")
+            throw PeerError(message: "peer \(name) failed to start: \(line)")
         }
-        return PeerProcess(port: port, process: process)
+        return PeerProcess(port: port, ports: ports, process: process)
     }
 
     /// SIGTERM, then SIGKILL if the peer is still there after 5 s.
