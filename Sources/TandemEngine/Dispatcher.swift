@@ -66,7 +66,12 @@ public final class Dispatcher: Sendable {
         let sender = sms
         track(pushKey: nil) {
             switch await sender.submit(request) {
-            case .submitted(let references): await deliver(.smsSubmitted(reference: references.first ?? ""), request.key)
+            case .submitted(let references):
+                guard !references.isEmpty else {
+                    await deliver(.smsReportReceived(.failed), request.key)  // a provider bug: nothing to match reports to
+                    return
+                }
+                await deliver(.smsSubmitted(SMSSubmission(provider: sender.providerName, references: references)), request.key)
             case .rejected: await deliver(.smsReportReceived(.failed), request.key)
             }
         }

@@ -22,7 +22,7 @@ extension Scheduler {
         var inserts: [NewDeliveryRecord] = []
         var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes: [DeliveryChange] = []
-        var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool)] = []
+        var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)] = []
         var late: [(DeliveryKey, DeliveryEvent)] = []
         var before: [DeliveryKey: Entry] = [:]
         var replies: [Reply] = []
@@ -61,7 +61,7 @@ extension Scheduler {
                                                   effects: PersistedEffects(actions: actions)))
                     var isTimer = false
                     if case .timerFired = event { isTimer = true }
-                    changed.append((key, actions, isTimer))
+                    changed.append((key, actions, isTimer, entry.delivery.sms != nil))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             }
@@ -93,6 +93,7 @@ extension Scheduler {
         }
         for item in changed {
             guard let entry = entries[item.key] else { continue }
+            if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             if entry.delivery.isFinal { entries[item.key] = nil }
             act(item.actions, key: item.key, entry: entry)
         }

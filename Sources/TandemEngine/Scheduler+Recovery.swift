@@ -28,6 +28,7 @@ extension Scheduler {
         for item in stored {
             let entry = item
             entries[item.key] = entry
+            indexSMSParts(of: entry, final: false)
             report.deliveries += 1
             for (kind, deadline) in item.delivery.timers {
                 if deadline <= now { report.timersOverdue += 1 } else { report.timersArmed += 1 }

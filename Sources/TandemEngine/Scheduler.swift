@@ -20,9 +20,12 @@ public actor Scheduler {
         /// Timers to make room for up front, so the wheel's index never pauses to grow below this count
         /// (growing at 10M pending takes ~150 ms inside one schedule; presized, the slowest is ~2 ms).
         public var expectedTimers: Int = 0
-        public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0) {
+        /// How long an SMS report that matches no delivery waits for the submission it may have overtaken.
+        public var smsReportGrace: Duration = .seconds(10)
+        public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0, smsReportGrace: Duration = .seconds(10)) {
             self.tick = tick
             self.expectedTimers = expectedTimers
+            self.smsReportGrace = smsReportGrace
         }
     }
 
@@ -66,6 +69,11 @@ public actor Scheduler {
     var wheel: TimerWheel
     var queue: [Command] = []
     var flushing = false
+    /// In-flight SMS parts by provider id, for matching delivery reports.
+    var smsParts: [SMSPart: DeliveryKey] = [:]
+    /// Reports that overtook their submission, waiting for it.
+    var smsWaiters: [SMSPart: [CheckedContinuation<DeliveryKey?, Never>]] = [:]
+    let smsReportGrace: Duration
 
     public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding) {
@@ -76,6 +84,7 @@ public actor Scheduler {
         let tickMilliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
         self.tickMilliseconds = tickMilliseconds
         self.logger = logger
+        self.smsReportGrace = configuration.smsReportGrace
         self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)),
                                 capacity: max(0, configuration.expectedTimers))
         // In-flight deliveries are about as many as pending timers: presized, the table never rehashes

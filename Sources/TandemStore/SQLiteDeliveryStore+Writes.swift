@@ -28,8 +28,21 @@ extension SQLiteDeliveryStore {
             try updateDelivery(change.key, columns: columns, at: change.at, on: db)
             try appendEvent(change.event, to: change.key, at: change.at, on: db)
             try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, on: db)
+            if case .smsSubmitted(let submission) = change.event {
+                try recordProviderReferences(submission, of: change.key, at: change.at, on: db)
+            }
         }
         return keys
+    }
+
+    /// One `provider_refs` row per part, so a report can be matched to its delivery even after it is final.
+    /// An id the provider hands out again points at the newest delivery.
+    private static func recordProviderReferences(_ submission: SMSSubmission, of key: DeliveryKey, at: Timestamp,
+                                                 on db: Connection) throws(StoreError) {
+        for reference in submission.references {
+            try db.run("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at) VALUES (?, ?, ?, ?)",
+                       [.text(submission.provider), .text(reference), .integer(key.rawValue), .integer(at.milliseconds)])
+        }
     }
 
     static func appendEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {

@@ -50,6 +50,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
+    /// The delivery an SMS part id belongs to (`provider_refs`), final or not.
+    public func deliveryKey(smsProvider provider: String, reference: String) async throws(StoreError) -> DeliveryKey? {
+        try store.read { (db: Connection) throws(StoreError) -> DeliveryKey? in
+            try db.scalar("SELECT delivery_id FROM provider_refs WHERE provider = ? AND ref = ?",
+                          [.text(provider), .text(reference)], as: Int64.self).map { DeliveryKey($0) }
+        }
+    }
+
     /// Appends `event` to the delivery's log; the delivery's row is left as it is.
     /// - Throws: ``StoreError``; a foreign-key violation when `key` names no delivery.
     public func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws(StoreError) {

@@ -36,9 +36,16 @@ final class SnapshotWriter {
         if let reason = delivery.rejectReason { out += ",\"rejectReason\":\"\(reason.rawValue)\"" }
         if let resolution = delivery.resolution { out += ",\"resolution\":\"\(resolution.rawValue)\"" }
         if let cause = delivery.smsCause { out += ",\"smsCause\":\"\(cause.rawValue)\"" }
-        if let reference = delivery.smsReference {
-            out += ",\"smsReference\":"
-            JSONText.appendString(reference, to: &out)
+        if let sms = delivery.sms {
+            out += ",\"sms\":{\"provider\":"
+            JSONText.appendString(sms.provider, to: &out)
+            out += ",\"references\":"
+            Self.appendStrings(sms.references, to: &out)
+            out += "}"
+        }
+        if let delivered = delivery.smsPartsDelivered {
+            out += ",\"smsPartsDelivered\":"
+            Self.appendStrings(delivered, to: &out)
         }
         out += ",\"smsRequested\":\(delivery.smsRequested)"
         out += ",\"smsValidity\":" + (try cached(delivery.smsValidity, in: &durations))
@@ -75,5 +82,14 @@ final class SnapshotWriter {
         }
         cache[value] = text
         return text
+    }
+
+    private static func appendStrings(_ strings: [String], to out: inout String) {
+        out += "["
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out += "," }
+            JSONText.appendString(string, to: &out)
+        }
+        out += "]"
     }
 }

@@ -39,7 +39,7 @@ struct DeliveryTests {
     @Test("Default: no pushable device means SMS at once; its report makes it Delivered by SMS")
     mutating func defaultWithoutApp() {
         #expect(d.handle(.routed(Self.sms(.default, .noPushableDevice)), now: Self.at(0)) == [.record(.sent), .sendSMS])
-        #expect(d.handle(.smsSubmitted(reference: "ref-1"), now: Self.at(1)) == [.schedule(.smsValidity, at: Self.at(3_601)), .record(.accepted)])
+        #expect(d.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["ref-1"])), now: Self.at(1)) == [.schedule(.smsValidity, at: Self.at(3_601)), .record(.accepted)])
         #expect(d.handle(.smsReportReceived(.delivered), now: Self.at(5)) == [.cancel(.smsValidity), .record(.delivered), .report(.delivered)])
         #expect(d.resolution == .deliveredBySMS)
         #expect(d.resolution?.channel == .sms)
@@ -100,7 +100,7 @@ struct DeliveryTests {
         #expect(d.handle(.manualFallbackRequested, now: Self.at(10)) == [.cancel(.lifetime), .terminatePush([Self.d1]), .sendSMS])
         #expect(d.handle(.manualFallbackRequested, now: Self.at(11)) == [])
         #expect(d.handle(.deliveryAcknowledged(Self.d1), now: Self.at(12)) == [])
-        #expect(d.handle(.smsSubmitted(reference: "r"), now: Self.at(12)) == [.schedule(.smsValidity, at: Self.at(3_612)), .record(.accepted)])
+        #expect(d.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["r"])), now: Self.at(12)) == [.schedule(.smsValidity, at: Self.at(3_612)), .record(.accepted)])
         #expect(d.handle(.smsReportReceived(.delivered), now: Self.at(15)) == [.cancel(.smsValidity), .record(.delivered), .report(.delivered)])
         #expect(d.pushTerminated)
         #expect(d.manualFallbackAvailability == .alreadyFinal)
@@ -175,7 +175,7 @@ struct DeliveryTests {
     mutating func lateReceipts() {
         _ = d.handle(.routed(Self.push(.critical)), now: Self.at(0))
         #expect(d.handle(.timerFired(.noRead), now: Self.at(30)) == [.cancel(.noDeliveryAck), .sendSMS])
-        #expect(d.handle(.smsSubmitted(reference: "m-1"), now: Self.at(30.5)) == [.schedule(.smsValidity, at: Self.at(3_630.5)), .record(.accepted)])
+        #expect(d.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["m-1"])), now: Self.at(30.5)) == [.schedule(.smsValidity, at: Self.at(3_630.5)), .record(.accepted)])
         #expect(d.handle(.deliveryAcknowledged(Self.d1), now: Self.at(31)) == [])
         #expect(d.handle(.readReported(Self.d1), now: Self.at(32)) == [])
         #expect(d.handle(.smsReportReceived(.delivered), now: Self.at(33)) == [.cancel(.smsValidity), .record(.delivered), .report(.delivered)])
@@ -193,7 +193,7 @@ struct DeliveryTests {
     func smsReports(outcome: SMSOutcome, resolution: Resolution, status: DeliveryStatus) {
         var delivery = Delivery(smsValidity: .seconds(60))
         _ = delivery.handle(.routed(Self.sms(.default, .noAppKey)), now: Self.at(0))
-        _ = delivery.handle(.smsSubmitted(reference: "x"), now: Self.at(1))
+        _ = delivery.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["x"])), now: Self.at(1))
         #expect(delivery.handle(.smsReportReceived(outcome), now: Self.at(2)) == [.cancel(.smsValidity), .record(status), .report(status)])
         #expect(delivery.resolution == resolution)
     }
@@ -201,7 +201,7 @@ struct DeliveryTests {
     @Test("an SMS without a final report by the end of its validity is Failed (expired)")
     mutating func smsValidityEnds() {
         _ = d.handle(.routed(Self.sms(.default, .noAppKey)), now: Self.at(0))
-        _ = d.handle(.smsSubmitted(reference: "x"), now: Self.at(1))
+        _ = d.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["x"])), now: Self.at(1))
         #expect(d.handle(.timerFired(.smsValidity), now: Self.at(3_600)) == [])
         #expect(d.handle(.timerFired(.smsValidity), now: Self.at(3_601)) == [.record(.failed), .report(.failed)])
         #expect(d.resolution == .smsExpired)
@@ -252,5 +252,54 @@ struct DeliveryTests {
         #expect(copy == d)
         #expect(copy.timers == [.noRead: Self.at(30)])
         #expect(copy.handle(.timerFired(.noRead), now: Self.at(30)) == [.sendSMS])
+    }
+}
+
+/// Delivery reports per SMS part: a multipart SMS is delivered once every part is, and fails with its first
+/// failed or expired part.
+@Suite("Delivery state machine: SMS part reports")
+struct SMSPartReportTests {
+    static let at = DeliveryTests.at
+    var d = Delivery(smsValidity: .seconds(3_600))
+
+    init() {
+        _ = d.handle(.routed(DeliveryTests.sms(.default, .noPushableDevice)), now: Self.at(0))
+        _ = d.handle(.smsSubmitted(SMSSubmission(provider: "smpp", references: ["p1", "p2", "p3"])), now: Self.at(1))
+    }
+
+    @Test("three parts: delivered only after the third part's report; repeats and strangers change nothing")
+    mutating func allPartsDelivered() {
+        #expect(d.handle(.smsPartReported(reference: "p2", .delivered), now: Self.at(2)) == [])
+        #expect(d.handle(.smsPartReported(reference: "p2", .delivered), now: Self.at(2)) == [])
+        #expect(d.handle(.smsPartReported(reference: "other", .delivered), now: Self.at(2)) == [])
+        #expect(d.handle(.smsPartReported(reference: "p1", .delivered), now: Self.at(3)) == [])
+        #expect(d.state == .awaitingSMSReport)
+        #expect(d.handle(.smsPartReported(reference: "p3", .delivered), now: Self.at(4))
+                == [.cancel(.smsValidity), .record(.delivered), .report(.delivered)])
+        #expect(d.resolution == .deliveredBySMS)
+    }
+
+    @Test("one failed part fails the SMS at once; later reports change nothing")
+    mutating func failedPart() {
+        #expect(d.handle(.smsPartReported(reference: "p1", .delivered), now: Self.at(2)) == [])
+        #expect(d.handle(.smsPartReported(reference: "p3", .failed), now: Self.at(3))
+                == [.cancel(.smsValidity), .record(.failed), .report(.failed)])
+        #expect(d.handle(.smsPartReported(reference: "p2", .delivered), now: Self.at(4)) == [])
+        #expect(d.resolution == .smsFailed)
+    }
+
+    @Test("an expired part expires the SMS")
+    mutating func expiredPart() {
+        _ = d.handle(.smsPartReported(reference: "p1", .expired), now: Self.at(2))
+        #expect(d.resolution == .smsExpired)
+    }
+
+    @Test("the submission and delivered parts survive a snapshot round trip")
+    mutating func snapshot() throws {
+        _ = d.handle(.smsPartReported(reference: "p1", .delivered), now: Self.at(2))
+        var copy = try JSONDecoder().decode(Delivery.self, from: JSONEncoder().encode(d))
+        #expect(copy == d)
+        #expect(copy.sms?.references == ["p1", "p2", "p3"])
+        #expect(copy.handle(.smsPartReported(reference: "p1", .delivered), now: Self.at(3)) == [])
     }
 }

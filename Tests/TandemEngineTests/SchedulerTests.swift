@@ -22,15 +22,17 @@ struct SchedulerTests {
         let clock = ManualClock(SchedulerTests.start)
         let store: InMemoryDeliveryStore
         let push: RecordingPushSender
-        let sms = RecordingSMSSender()
+        let sms: RecordingSMSSender
         let dispatcher: Dispatcher
         let scheduler: Scheduler
 
-        init(store: InMemoryDeliveryStore = InMemoryDeliveryStore(), push: RecordingPushSender = RecordingPushSender()) {
+        init(store: InMemoryDeliveryStore = InMemoryDeliveryStore(), push: RecordingPushSender = RecordingPushSender(),
+             sms: RecordingSMSSender = RecordingSMSSender(), configuration: Scheduler.Configuration = Scheduler.Configuration()) {
             self.store = store
             self.push = push
+            self.sms = sms
             dispatcher = Dispatcher(push: push, sms: sms)
-            scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock)
+            scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock, configuration: configuration)
         }
 
         func start(_ type: AppMessageType, targets: [PushTarget] = [SchedulerTests.t1], smsAllowed: Bool = true) async throws -> DeliveryKey {

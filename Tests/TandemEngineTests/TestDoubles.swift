@@ -57,6 +57,12 @@ final class InMemoryDeliveryStore: DeliveryStore {
         .also { _ in sharedLog?.append("commit") }
     }
 
+    func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey? {
+        state.withLock { state in
+            state.rows.first { $0.value.delivery.sms.map { $0.provider == provider && $0.references.contains(reference) } ?? false }?.key
+        }
+    }
+
     func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws {
         state.withLock { $0.events.append((key, event.logKind, event.logDetail)) }
     }

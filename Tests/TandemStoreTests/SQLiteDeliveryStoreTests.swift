@@ -52,16 +52,22 @@ struct SQLiteDeliveryStoreTests {
                                         msisdn: try Fixture.msisdn(1), content: try Fixture.content(1))
             let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
             var delivery = record.delivery
-            let submitted = Fixture.change(&delivery, key: key, .smsSubmitted(reference: "smsc-7"), at: Fixture.t0 + .seconds(1))
+            let submitted = Fixture.change(&delivery, key: key, .smsSubmitted(SMSSubmission(provider: "smpp", references: ["smsc-7", "smsc-8"])),
+                                           at: Fixture.t0 + .seconds(1))
             _ = try await deliveries.commit(inserts: [], changes: [submitted])
             let pending = try rows(deliveries.store, "SELECT state, expires_at FROM deliveries").map(\.values)
             #expect(pending == [[.text("awaitingSMSReport"), .integer(Fixture.t0.milliseconds + 61_000)]])
+            // Each part's id leads back to the delivery (also once it is final); ids are per provider.
+            #expect(try await deliveries.deliveryKey(smsProvider: "smpp", reference: "smsc-8") == key)
+            #expect(try await deliveries.deliveryKey(smsProvider: "kannel", reference: "smsc-8") == nil)
+            #expect(try await deliveries.loadInFlight().first?.delivery.sms == SMSSubmission(provider: "smpp", references: ["smsc-7", "smsc-8"]))
 
             let report = Fixture.change(&delivery, key: key, .smsReportReceived(.delivered), at: Fixture.t0 + .seconds(3))
             _ = try await deliveries.commit(inserts: [], changes: [report])
             let done = try rows(deliveries.store, "SELECT state, status, channel, final, expires_at FROM deliveries").map(\.values)
             #expect(done == [[.text("final"), .text("Delivered"), .text("SMS"), .integer(1), .null]])
             #expect(try await deliveries.loadInFlight().isEmpty)
+            #expect(try await deliveries.deliveryKey(smsProvider: "smpp", reference: "smsc-7") == key)
             await deliveries.store.close()
         }
     }

@@ -20,14 +20,14 @@ struct SnapshotWriterTests {
         }
         let two = try Fixture.pushed(to: [d1, d2], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
         run(two, [.pushAccepted(d1), .pushRejected(d2, .tokenDead), .deliveryAcknowledged(d1), .timerFired(.noRead),
-                  .smsSubmitted(reference: "ref \"quoted\" \\ ü"), .smsReportReceived(.delivered)])
+                  .smsSubmitted(SMSSubmission(provider: "smsc", references: ["ref \"quoted\" \\ ü"])), .smsReportReceived(.delivered)])
         let otp = try Fixture.pushed(to: [d1], policy: Fixture.otp, msisdn: Fixture.msisdn(2), content: Fixture.content(2))
-        run(otp, [.pushAccepted(d1), .manualFallbackRequested, .smsSubmitted(reference: "x"), .smsReportReceived(.failed)])
+        run(otp, [.pushAccepted(d1), .manualFallbackRequested, .smsSubmitted(SMSSubmission(provider: "smsc", references: ["x"])), .smsReportReceived(.failed)])
         run(otp, [.supersededBySMS])
         run(otp, [.timerFired(.lifetime)])
         let sms = Fixture.routed(.sms(SMSRoute(reason: .noPushableDevice, policy: Fixture.critical)),
                                  msisdn: try Fixture.msisdn(3), content: try Fixture.content(3))
-        run(sms, [.smsSubmitted(reference: "r"), .timerFired(.smsValidity)])
+        run(sms, [.smsSubmitted(SMSSubmission(provider: "smsc", references: ["r"])), .timerFired(.smsValidity)])
         run(Fixture.routed(.reject(.noAppKey), msisdn: try Fixture.msisdn(4), content: try Fixture.content(4)), [])
         return result
     }

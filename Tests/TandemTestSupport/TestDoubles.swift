@@ -82,9 +82,10 @@ public final class RecordingPushSender: PushSender {
     public var waiting: Int { state.withLock { $0.waiters.count } }
 }
 
-/// Records SMS and accepts each under a new reference.
+/// Records SMS and accepts each under new references `smsc-<n>` (one part) or `smsc-<n>.<part>`.
 public final class RecordingSMSSender: SMSSender {
-    public init() {}
+    private let parts: Int
+    public init(parts: Int = 1) { self.parts = parts }
     public var providerName: String { "recording" }
     private let state = Mutex<[SMSRequest]>([])
 
@@ -93,7 +94,7 @@ public final class RecordingSMSSender: SMSSender {
             requests.append(sms)
             return requests.count
         }
-        return .submitted(references: ["smsc-\(count)"])
+        return .submitted(references: parts == 1 ? ["smsc-\(count)"] : (1...parts).map { "smsc-\(count).\($0)" })
     }
 
     public var sent: [SMSRequest] { state.withLock { $0 } }

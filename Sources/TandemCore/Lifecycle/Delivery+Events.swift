@@ -10,8 +10,9 @@ extension Delivery {
         case .timerFired(let kind): timerFired(kind, now: now)
         case .manualFallbackRequested: manualFallback()
         case .supersededBySMS: superseded()
-        case .smsSubmitted(let reference): smsSubmitted(reference, now: now)
+        case .smsSubmitted(let submission): smsSubmitted(submission, now: now)
         case .smsReportReceived(let outcome): smsReport(outcome)
+        case .smsPartReported(let reference, let outcome): smsPartReport(reference, outcome)
         case .expired: expire()
         }
     }
@@ -145,10 +146,10 @@ extension Delivery {
         return (live.isEmpty ? [] : [.terminatePush(live)]) + finish(.withdrawn)
     }
 
-    private mutating func smsSubmitted(_ reference: String, now: Timestamp) -> [DeliveryAction] {
+    private mutating func smsSubmitted(_ submission: SMSSubmission, now: Timestamp) -> [DeliveryAction] {
         switch state {
         case .awaitingSMSSubmit:
-            smsReference = reference
+            sms = submission
             state = .awaitingSMSReport
             return [arm(.smsValidity, at: now + smsValidity)] + (status == .sent ? setStatus(.accepted) : [])
         case .awaitingRoute, .pushing, .awaitingSMSReport, .final:
@@ -166,6 +167,28 @@ extension Delivery {
             }
         case .awaitingRoute, .pushing, .final:
             return []
+        }
+    }
+
+    /// A part's report: the first failed or expired part ends the SMS; it is delivered once every part of
+    /// the submission is. Reports for ids of another submission, and repeats, change nothing.
+    private mutating func smsPartReport(_ reference: String, _ outcome: SMSOutcome) -> [DeliveryAction] {
+        guard let sms, sms.references.contains(reference) else { return [] }
+        switch state {
+        case .awaitingSMSReport:
+            break
+        case .awaitingRoute, .pushing, .awaitingSMSSubmit, .final:
+            return []
+        }
+        switch outcome {
+        case .failed, .expired:
+            return smsReport(outcome)
+        case .delivered:
+            var delivered = smsPartsDelivered ?? []
+            guard !delivered.contains(reference) else { return [] }
+            delivered.append(reference)
+            smsPartsDelivered = delivered
+            return delivered.count == Set(sms.references).count ? smsReport(.delivered) : []
         }
     }
 

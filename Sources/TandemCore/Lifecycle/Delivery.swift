@@ -50,7 +50,10 @@ public struct Delivery: Sendable, Hashable, Codable {
     public internal(set) var smsRequested = false
     /// Why the SMS was requested; set with `smsRequested`.
     public internal(set) var smsCause: SMSCause?
-    public internal(set) var smsReference: String?
+    /// The SMS the provider accepted (its parts' ids), once submitted.
+    public internal(set) var sms: SMSSubmission?
+    /// The parts reported delivered so far (of a multipart SMS still waiting for the others).
+    public internal(set) var smsPartsDelivered: [String]?
     /// True once a manual fallback terminated the push.
     public internal(set) var pushTerminated = false
     /// How long an SMS may wait for its final report (the message's `validity`, or the default).

@@ -12,6 +12,7 @@ extension DeliveryEvent {
         case .supersededBySMS: "supersededBySMS"
         case .smsSubmitted: "smsSubmitted"
         case .smsReportReceived: "smsReportReceived"
+        case .smsPartReported: "smsPartReported"
         case .expired: "expired"
         }
     }
@@ -29,8 +30,9 @@ extension DeliveryEvent {
         case .pushRejected(let device, let rejection): "\(device.text) \(rejection.rawValue)"
         case .timerFired(let kind): kind.rawValue
         case .manualFallbackRequested, .supersededBySMS, .expired: ""
-        case .smsSubmitted(let reference): reference
+        case .smsSubmitted(let submission): "\(submission.provider) \(submission.references.joined(separator: ","))"
         case .smsReportReceived(let outcome): outcome.rawValue
+        case .smsPartReported(let reference, let outcome): "\(reference) \(outcome.rawValue)"
         }
     }
 }

@@ -17,9 +17,13 @@ public enum DeliveryEvent: Sendable, Hashable {
     /// terminates the push on a manual fallback, the push is withdrawn and the delivery ends Cancelled;
     /// this delivery sends no SMS.
     case supersededBySMS
-    /// The SMSC (or HTTP SMS API) accepted the SMS under this reference.
-    case smsSubmitted(reference: String)
+    /// The SMSC (or HTTP SMS API) accepted the SMS: every part under its own id.
+    case smsSubmitted(SMSSubmission)
+    /// The outcome of the whole SMS (a submit refused outright, or a provider reporting per message).
     case smsReportReceived(SMSOutcome)
+    /// A delivery report for one part, by the id its submit returned. A failed or expired part ends the
+    /// SMS; it is delivered once every part is.
+    case smsPartReported(reference: String, SMSOutcome)
     /// The message's own validity ended.
     case expired
 }
@@ -32,6 +36,18 @@ public enum PushRejection: String, Sendable, Hashable, Codable {
     case transient
     /// Any other definitive refusal.
     case other
+}
+
+/// An SMS a provider accepted: which provider, and the id of each part in part order (never empty).
+public struct SMSSubmission: Sendable, Hashable, Codable {
+    public let provider: String
+    public let references: [String]
+
+    public init(provider: String, references: [String]) {
+        precondition(!references.isEmpty, "an SMS has at least one part")
+        self.provider = provider
+        self.references = references
+    }
 }
 
 /// What an SMS delivery report says in the end.

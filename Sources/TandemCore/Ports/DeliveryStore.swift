@@ -9,6 +9,9 @@ public protocol DeliveryStore: Sendable {
     /// Appends an event to a delivery that is already final (a late receipt): the event log only.
     func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws
 
+    /// The delivery an SMS part id (``SMSSubmission/references``) was recorded for, final or not; nil if none.
+    func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey?
+
     /// Every delivery that is not final, with what the dispatcher needs to resume it.
     func loadInFlight() async throws -> [StoredDelivery]
 }
