@@ -7,7 +7,7 @@ import TandemCore
 /// ``AppPushCredentials`` documents; a stored value that does not decode (or no longer validates) fails the
 /// read with ``StoreError/decoding(column:message:)`` rather than reading as "not set".
 /// Not guaranteed: that an app's account is active — inserting an app only needs the account to exist.
-extension Store: AppRegistry {
+extension Store: AppRegistry, PushCredentialsSource {
     /// Stores a new app under its account (which must exist: else a `.decoding` error). A key already in
     /// use fails with a unique-constraint `StoreError`. The app starts without push credentials.
     public func insert(_ app: App) async throws(StoreError) {
@@ -101,6 +101,18 @@ extension Store: AppRegistry {
         try await write { (db: Connection) throws(StoreError) -> Bool in
             try db.run("UPDATE apps SET default_message_type = ? WHERE app_key = ?",
                        [.text(type.wireName), .text(key.text)]) == 1
+        }
+    }
+
+    /// The app's push credentials (``PushCredentialsSource``); nil when no app has the key or it has none.
+    public func pushCredentials(for app: AppKey) async throws -> AppPushCredentials? {
+        try read { (db: Connection) throws(StoreError) -> AppPushCredentials? in
+            guard let row = try db.queryFirst("SELECT push_credentials FROM apps WHERE app_key = ?", [.text(app.text)]) else {
+                return nil
+            }
+            let credentials = try Self.decodeCredentials(try row.get("push_credentials", as: String?.self), key: app,
+                                                         decoder: JSONDecoder())
+            return credentials.isEmpty ? nil : credentials
         }
     }
 

@@ -107,6 +107,12 @@ struct AppStoreTests {
             #expect(try await store.setFCMCredentials(key: first.key, nil))
             #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: environment))
             #expect(try await store.setAPNsCredentials(key: AppKey(try Fixture.guid(0x99)), environment) == false)
+            // What the push providers read at send time: the same credentials; nil for none or no such app.
+            let source: any PushCredentialsSource = store
+            #expect(try await source.pushCredentials(for: first.key) == AppPushCredentials(apns: environment))
+            #expect(try await store.setAPNsCredentials(key: first.key, nil))
+            #expect(try await source.pushCredentials(for: first.key) == nil)
+            #expect(try await source.pushCredentials(for: AppKey(try Fixture.guid(0x99))) == nil)
         }
     }
 
