@@ -115,7 +115,7 @@ struct ServeCommand {
         }
         let address = ListenAddress(host: configuration.listen.host, port: port)
         logger.info("listening", ["address": .string(address.description), "threads": .int(Int64(configuration.http.threads)),
-                                  "providers": .string(configuration.providers.rawValue)])
+                                  "providers": .string(configuration.providers.summary)])
         ProcessIO.writeOutput("""
             Tandem \(TandemVersion.current) listening on http://\(address)
             Try: curl -s http://\(address)/healthz

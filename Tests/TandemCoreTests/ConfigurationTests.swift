@@ -118,7 +118,7 @@ struct ConfigurationTests {
         (#"{"database": {"commitWindow": "5s"}}"#, "Config/test.json: database.commitWindow: must be between 1us and 1s"),
         (#"{"database": {"commitMaxWrites": 0}}"#, "Config/test.json: database.commitMaxWrites: must be between 1 and 100000"),
         (#"{"database": {"synchronous": "off"}}"#, #"Config/test.json: database.synchronous: expected "normal" or "full", got "off""#),
-        (#"{"providers": "apns"}"#, #"Config/test.json: providers: expected one of "simulator", got "apns""#),
+        (#"{"providers": "apns"}"#, #"Config/test.json: providers: expected "simulator" or an object with "push", "sms" and "voice", got "apns""#),
         (#"{"log": {"level": "loud"}}"#, #"Config/test.json: log.level: expected one of "debug", "info", "warning", "error", got "loud""#),
         (#"{"metrics": {"bearerToken": "hunter2"}}"#, "Config/test.json: metrics.bearerToken: secrets are not written in the file"),
         (#"{"metrics": {"bearerToken": {"env": "1BAD"}}}"#, "Config/test.json: metrics.bearerToken.env: expected an environment variable name"),

@@ -30,7 +30,34 @@ extension Configuration {
             }
             configuration.deviceAPI.verification.pinKey = resolved
         }
+        try resolveProviderSecrets(&configuration.providers, file: file, environment: environment)
         return configuration
+    }
+
+    private static func resolveProviderSecrets(_ providers: inout Providers, file: String,
+                                               environment: [String: String]) throws(ConfigurationError) {
+        switch providers.sms {
+        case .simulator:
+            break
+        case .smpp(var smpp):
+            smpp.password = try resolve(smpp.password, key: "providers.sms.smpp.password", file: file, environment: environment)
+            providers.sms = .smpp(smpp)
+        case .kannel(var kannel):
+            kannel.password = try resolve(kannel.password, key: "providers.sms.kannel.password", file: file, environment: environment)
+            if let token = kannel.dlrToken {
+                kannel.dlrToken = try resolve(token, key: "providers.sms.kannel.dlrToken", file: file, environment: environment)
+            }
+            providers.sms = .kannel(kannel)
+        }
+        switch providers.voice {
+        case .simulator:
+            break
+        case .webhook(var webhook):
+            if let token = webhook.token {
+                webhook.token = try resolve(token, key: "providers.voice.webhook.token", file: file, environment: environment)
+            }
+            providers.voice = .webhook(webhook)
+        }
     }
 
     private static func resolve(_ reference: SecretReference, key: String, file: String,
@@ -65,7 +92,7 @@ extension Configuration: Decodable {
             policies = try c.decode(String.self, forKey: .policies)
             guard !policies.isEmpty else { throw c.fail(.policies, "must not be empty") }
         }
-        if c.contains(.providers) { providers = try c.decodeChoice(ProviderSet.self, forKey: .providers) }
+        providers = try c.decodeIfPresent(Providers.self, forKey: .providers) ?? providers
         metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics) ?? metrics
         log = try c.decodeIfPresent(Log.self, forKey: .log) ?? log
         scheduler = try c.decodeIfPresent(SchedulerSettings.self, forKey: .scheduler) ?? scheduler

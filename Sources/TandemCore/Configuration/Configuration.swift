@@ -11,7 +11,7 @@ public struct Configuration: Sendable, Hashable {
     public var database = Database()
     /// The directory holding `default.json`, `otp.json` and `critical.json`.
     public var policies = "Policies"
-    public var providers: ProviderSet = .simulator
+    public var providers = Providers.simulator
     public var metrics = Metrics()
     public var log = Log()
     public var scheduler = SchedulerSettings()
@@ -66,12 +66,6 @@ public struct Configuration: Sendable, Hashable {
         case normal
         /// A commit also survives power loss: every commit waits for an fsync.
         case full
-    }
-
-    /// Which push and SMS providers the engine talks to.
-    public enum ProviderSet: String, Sendable, Hashable, CaseIterable {
-        /// In-process simulators: no credentials, no network.
-        case simulator
     }
 
     public struct Metrics: Sendable, Hashable {
