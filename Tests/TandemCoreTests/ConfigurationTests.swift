@@ -30,9 +30,11 @@ struct ConfigurationTests {
 
         let production = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/production.example.json")),
                                                 file: "Config/production.example.json",
-                                                environment: ["TANDEM_METRICS_TOKEN": "t0k3n",
+                                                environment: ["TANDEM_METRICS_TOKEN": "t0k3n", "TANDEM_SMPP_PASSWORD": "pw",
+                                                              "TANDEM_VOICE_TOKEN": "vt",
                                                               "TANDEM_PIN_KEY": String(repeating: "k", count: 32)])
         #expect(production.metrics.bearerToken?.value == "t0k3n")
+        #expect(production.providers.summary == "push=apns+fcm sms=smpp voice=webhook")
         #expect(production.database.synchronous == .full)
         #expect(production.scheduler.expectedTimers == 1_000_000)
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
