@@ -12,12 +12,15 @@ import time
 PARENT = os.getppid()
 
 
-def start():
+def start(on_exit=None):
+    """Unblocks signals and exits (after `on_exit`, if given) once the parent process is gone."""
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
     def watch():
         while os.getppid() == PARENT:
             time.sleep(0.2)
+        if on_exit:
+            on_exit()
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
