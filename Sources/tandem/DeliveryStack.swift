@@ -25,19 +25,34 @@ final class DeliveryStack: Sendable {
         self.store = store
         self.logger = logger
         let clock = SystemClock()
-        let push = PushSimulator(latency: configuration.simulator.pushLatency)
-        let sms = SMSSimulator(latency: configuration.simulator.smsLatency, reportAfter: configuration.simulator.smsReportAfter)
+        let simulatorLogger = configuration.simulator.logEvents ? logger.with(["component": "simulator"]) : .discarding
+        let push = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
+        let simulatedSMS = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
+        let sms = SMSReferenceBridge(simulatedSMS)
         dispatcher = Dispatcher(push: push, sms: sms)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers),
                                   logger: logger.with(["component": "scheduler"]))
         self.scheduler = scheduler
-        sms.onReport { reports in
+        simulatedSMS.onReport { reports in
             do {
-                _ = try await scheduler.record(reports.map { ($0.0, DeliveryEvent.smsReportReceived($0.1)) })
+                _ = try await scheduler.record(sms.events(for: reports))
             } catch {
                 logger.error("sms reports not recorded", ["count": .int(Int64(reports.count)), "error": .string("\(error)")])
+            }
+        }
+        push.onReceipts { receipts in
+            let events = receipts.map { key, device, receipt -> (DeliveryKey, DeliveryEvent) in
+                switch receipt {
+                case .delivered: (key, .deliveryAcknowledged(device))
+                case .read: (key, .readReported(device))
+                }
+            }
+            do {
+                _ = try await scheduler.record(events)
+            } catch {
+                logger.error("simulated receipts not recorded", ["count": .int(Int64(events.count)), "error": .string("\(error)")])
             }
         }
         let now: @Sendable () -> Timestamp = { clock.now() }

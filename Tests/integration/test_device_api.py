@@ -11,7 +11,9 @@ from device_support import (ANDROID_UA, IOS_UA, Device, create_app_with_secret, 
                             verify, wait_for_pin)
 from gateway_support import create_account, http, messages_request, msg
 
-FAST = {"simulator": {"smsReportAfter": "50ms", "pushLatency": "1ms", "smsLatency": "1ms"},
+# The simulated app never acknowledges: these tests send the receipts themselves.
+FAST = {"simulator": {"push": {"latency": "1ms", "default": {"behaviour": "neverAck"}},
+                      "sms": {"latency": "1ms", "reportAfter": "50ms"}},
         "statusReports": {"initialRetryDelay": "100ms", "maximumRetryDelay": "1s", "pollInterval": "20ms"}}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$")  # the spec's format: UTC, no zone letter
 GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -9,7 +9,9 @@ from conftest import wait_for
 from gateway_support import (WebhookReceiver, add_verified_device, create_account, create_app, http, messages_request,
                              msg, query)
 
-FAST = {"simulator": {"smsReportAfter": "50ms", "pushLatency": "1ms", "smsLatency": "1ms"},
+# The simulated app never acknowledges: these tests send the receipts themselves.
+FAST = {"simulator": {"push": {"latency": "1ms", "default": {"behaviour": "neverAck"}},
+                      "sms": {"latency": "1ms", "reportAfter": "50ms"}},
         "statusReports": {"initialRetryDelay": "100ms", "maximumRetryDelay": "1s", "pollInterval": "20ms"}}
 
 

@@ -29,15 +29,6 @@ extension Configuration {
         public var timeout: Duration = .seconds(10)
         public init() {}
     }
-
-    /// `simulator`: the in-process providers' behaviour (`providers: "simulator"`).
-    public struct Simulator: Sendable, Hashable {
-        public var pushLatency: Duration = .milliseconds(5)
-        public var smsLatency: Duration = .milliseconds(5)
-        /// When the simulated SMSC reports an SMS delivered (numbers ending in 000 fail).
-        public var smsReportAfter: Duration = .milliseconds(500)
-        public init() {}
-    }
 }
 
 extension Configuration.SchedulerSettings: Decodable {
@@ -91,18 +82,5 @@ extension Configuration.StatusReports: Decodable {
         if maximumRetryDelay < initialRetryDelay {
             throw c.fail(.maximumRetryDelay, "must not be shorter than initialRetryDelay")
         }
-    }
-}
-
-extension Configuration.Simulator: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case pushLatency, smsLatency, smsReportAfter }
-
-    public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init()
-        if c.contains(.pushLatency) { pushLatency = try c.decodeDuration(forKey: .pushLatency, in: .zero...(.seconds(60))) }
-        if c.contains(.smsLatency) { smsLatency = try c.decodeDuration(forKey: .smsLatency, in: .zero...(.seconds(60))) }
-        if c.contains(.smsReportAfter) { smsReportAfter = try c.decodeDuration(forKey: .smsReportAfter, in: .zero...(.seconds(86_400))) }
     }
 }

@@ -1,47 +1,144 @@
 import Synchronization
 import TandemCore
 
-/// An in-process push service for `make run` and tests: takes every push after `latency`, except for
-/// tokens that start with `dead` (answered like APNs 410 `Unregistered`, so the fallback path can be
-/// tried without a real device). Keeps a log of what it accepted.
+/// An in-process push service *and* the app on the other end, for `make run` and tests.
 ///
-/// Not simulated: receipts — a real app acknowledges through the device API, and so must a tester.
+/// For each target of a push, the configured rules (``Configuration/SimulatedPush``) pick a behaviour:
+/// accept it and have the app acknowledge it after N ms (and report it read M ms later), accept it and
+/// never hear back, or refuse it as a dead token (`.rejected(.tokenDead)`, like APNs 410) or after
+/// transient failures. Probabilistic rules draw from a SplitMix64 generator seeded from the settings: the
+/// same seed and the same order of targets give the same behaviours.
+///
+/// Receipts go to the handler given to ``onReceipts(_:)`` — the shell hands them to the same scheduler
+/// events the device API produces — in batches, from one task (not a timer per push). Before a handler is
+/// set, accepted pushes get no receipts. Every verdict and receipt is logged at info level, in words.
+///
+/// Not guaranteed: that a receipt due at once (`ackAfter` 0) reaches the engine after the push's own
+/// verdict (real push services race the same way); receipts still due when the simulator is released.
 public final class PushSimulator: PushSender {
+    /// A target the simulator took (refused ones are not kept).
     public struct Sent: Sendable, Hashable {
         public let key: DeliveryKey
         public let deviceID: DeviceID
         public let platform: Platform
         public let body: String
+        public let behaviour: Configuration.SimulatedPushBehaviour
     }
 
-    private let latency: Duration
-    private let sent = Mutex<[Sent]>([])
+    /// Where receipts go, a batch at a time, in the order they fell due (an ack before its read).
+    public typealias Receipts = @Sendable ([(DeliveryKey, DeviceID, SimulatedReceipt)]) async -> Void
 
-    public init(latency: Duration = .milliseconds(5)) {
-        self.latency = latency
+    struct PendingReceipt: Sendable {
+        let key: DeliveryKey
+        let device: DeviceID
+        let receipt: SimulatedReceipt
+    }
+
+    private struct State {
+        var generator: SplitMix64
+        var sent: [Sent] = []
+    }
+
+    private let settings: Configuration.SimulatedPush
+    private let clock: any SchedulerClock
+    let logger: Logger
+    private let receipts: DueQueue<PendingReceipt>
+    private let state: Mutex<State>
+
+    /// How many accepted targets ``log`` keeps (the oldest are dropped).
+    public static let kept = 10_000
+
+    public init(settings: Configuration.SimulatedPush = Configuration.SimulatedPush(),
+                clock: any SchedulerClock = SimulatorClock(), logger: Logger = .discarding) {
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+        self.receipts = DueQueue(clock: clock)
+        self.state = Mutex(State(generator: SplitMix64(seed: settings.seed)))
+    }
+
+    /// Starts delivering the simulated app's receipts to `handler` (once the scheduler exists).
+    public func onReceipts(_ handler: @escaping Receipts) {
+        let logger = logger
+        receipts.start { batch in
+            for pending in batch {
+                switch pending.receipt {
+                case .delivered:
+                    logger.info("simulated app acknowledged the push", Self.fields(pending))
+                case .read:
+                    logger.info("simulated app reported the message read", Self.fields(pending))
+                }
+            }
+            await handler(batch.map { ($0.key, $0.device, $0.receipt) })
+        }
     }
 
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
-        if latency > .zero {
+        if settings.latency > .zero {
             do {
-                try await Task.sleep(for: latency)
+                try await clock.sleep(until: clock.now() + settings.latency)
             } catch {
                 return [:]  // terminated while queued: nothing went out
             }
         }
         if Task.isCancelled { return [:] }
+        let behaviours = state.withLock { state in
+            push.targets.map { Self.behaviour(for: $0, msisdn: push.msisdn, settings: settings, generator: &state.generator) }
+        }
+        let now = clock.now()
+        let receiptsOn = receipts.isStarted
         var verdicts: [DeviceID: PushVerdict] = [:]
-        for target in push.targets {
-            if target.token.text.lowercased().hasPrefix("dead") {
-                verdicts[target.deviceID] = .rejected(.tokenDead)
-            } else {
-                verdicts[target.deviceID] = .accepted
-                sent.withLock { $0.append(Sent(key: push.key, deviceID: target.deviceID, platform: target.platform,
-                                               body: push.content.body)) }
+        var due: [(PendingReceipt, Timestamp)] = []
+        for (target, behaviour) in zip(push.targets, behaviours) {
+            verdicts[target.deviceID] = verdict(for: behaviour)
+            narrate(push, target, behaviour, receiptsOn: receiptsOn)
+            if case .accepted = verdicts[target.deviceID] {
+                record(Sent(key: push.key, deviceID: target.deviceID, platform: target.platform, body: push.content.body,
+                            behaviour: behaviour))
+            }
+            switch behaviour {
+            case .ack(let after):
+                due.append((PendingReceipt(key: push.key, device: target.deviceID, receipt: .delivered), now + after))
+            case .ackAndRead(let ackAfter, let readAfter):
+                due.append((PendingReceipt(key: push.key, device: target.deviceID, receipt: .delivered), now + ackAfter))
+                due.append((PendingReceipt(key: push.key, device: target.deviceID, receipt: .read), now + ackAfter + readAfter))
+            case .neverAck, .tokenDead, .transientFailure:
+                break
             }
         }
+        receipts.schedule(due)
         return verdicts
     }
 
-    public var log: [Sent] { sent.withLock { $0 } }
+    /// The latest accepted targets, oldest first.
+    public var log: [Sent] { state.withLock { $0.sent } }
+
+    /// Receipts waiting to fall due.
+    public var pendingReceipts: Int { receipts.count }
+
+    private func verdict(for behaviour: Configuration.SimulatedPushBehaviour) -> PushVerdict {
+        switch behaviour {
+        case .ack, .ackAndRead, .neverAck: .accepted
+        case .tokenDead: .rejected(.tokenDead)
+        case .transientFailure: .rejected(.transient)
+        }
+    }
+
+    private func record(_ sent: Sent) {
+        state.withLock { state in
+            state.sent.append(sent)
+            if state.sent.count > Self.kept { state.sent.removeFirst(state.sent.count - Self.kept) }
+        }
+    }
+
+    /// The first rule that matches `target` decides, else the default. A rule's probability is drawn only
+    /// once its token and number conditions hold, so rules that cannot match never consume draws.
+    static func behaviour(for target: PushTarget, msisdn: MSISDN, settings: Configuration.SimulatedPush,
+                          generator: inout SplitMix64) -> Configuration.SimulatedPushBehaviour {
+        for rule in settings.rules where rule.matches(token: target.token, msisdn: msisdn) {
+            guard let probability = rule.probability else { return rule.behaviour }
+            if generator.nextUnit() < probability { return rule.behaviour }
+        }
+        return settings.default
+    }
 }

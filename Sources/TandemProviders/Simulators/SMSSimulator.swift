@@ -1,76 +1,129 @@
 import Synchronization
 import TandemCore
 
-/// An in-process SMSC for `make run` and tests: accepts every SMS after `latency` under a reference
-/// `sim-<n>`, and `reportAfter` later reports it delivered through `report` — except numbers ending in
-/// `000`, which fail (so the failure path can be tried). Keeps a log of what it accepted.
+/// An in-process SMSC for `make run` and tests. Takes each SMS after `latency` under a reference `sim-<n>`
+/// and reports it by that reference through the ``SMSReportHandler`` given to ``onReport(_:)`` — the same
+/// path as an SMPP or Kannel DLR (`SMSDeliveryReport(provider: "simulator", reference:, outcome:)`).
 ///
-/// Reports are delivered in batches by one task (like an SMSC's DLR stream), not a timer per SMS.
+/// What it reports comes from the rules (``Configuration/SimulatedSMS``): the first rule whose suffix ends
+/// the number decides — delivered, failed or expired after its delay, never reported, or refused at once —
+/// and an SMS no rule matches is reported delivered `reportAfter` later. Out of the box numbers ending in
+/// `000` fail. Each SMS and report is logged at info level, in words, with the number masked.
+///
+/// Reports are delivered in batches by one task (like an SMSC's DLR stream), not a timer per SMS. Before a
+/// handler is set, SMS are taken but never reported. Not simulated: parts — one reference and one report
+/// per SMS, however long (a real SMSC reports each part). Not guaranteed: reports still due when the
+/// simulator is released.
 public final class SMSSimulator: SMSSender {
     public struct Submitted: Sendable, Hashable {
         public let key: DeliveryKey
         public let msisdn: MSISDN
         public let reference: String
         public let body: String
+        public let outcome: Configuration.SimulatedSMSOutcome
     }
 
-    /// Where delivery reports go: normally the scheduler (`smsReportReceived`), a batch at a time.
-    public typealias Report = @Sendable ([(DeliveryKey, SMSOutcome)]) async -> Void
+    struct PendingReport: Sendable {
+        let report: SMSDeliveryReport
+        let msisdn: MSISDN
+    }
 
     private struct State {
         var next = 1
         var submitted: [Submitted] = []
-        var pending: [(due: ContinuousClock.Instant, key: DeliveryKey, outcome: SMSOutcome)] = []
-        var reporter: Task<Void, Never>?
     }
 
-    private let latency: Duration
-    private let reportAfter: Duration
+    private let settings: Configuration.SimulatedSMS
+    private let clock: any SchedulerClock
+    private let logger: Logger
+    private let reports: DueQueue<PendingReport>
     private let state = Mutex(State())
+
+    /// How many submissions ``log`` keeps (the oldest are dropped).
+    public static let kept = 10_000
 
     public var providerName: String { "simulator" }
 
-    public init(latency: Duration = .milliseconds(5), reportAfter: Duration = .milliseconds(500)) {
-        self.latency = latency
-        self.reportAfter = reportAfter
+    public init(settings: Configuration.SimulatedSMS = Configuration.SimulatedSMS(),
+                clock: any SchedulerClock = SimulatorClock(), logger: Logger = .discarding) {
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+        self.reports = DueQueue(clock: clock)
     }
 
-    deinit { state.withLock { $0.reporter?.cancel() } }
-
-    /// Starts delivering reports to `report` (once the scheduler exists).
-    public func onReport(_ report: @escaping Report) {
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                guard let self else { return }
-                let now = ContinuousClock.now
-                let due = self.state.withLock { state -> [(DeliveryKey, SMSOutcome)] in
-                    let ready = state.pending.filter { $0.due <= now }
-                    state.pending.removeAll { $0.due <= now }
-                    return ready.map { ($0.key, $0.outcome) }
-                }
-                if !due.isEmpty { await report(due) }
-                try? await Task.sleep(for: .milliseconds(10))
+    /// Starts delivering reports to `handler` (once the scheduler exists).
+    public func onReport(_ handler: @escaping SMSReportHandler) {
+        let logger = logger
+        reports.start { batch in
+            for pending in batch {
+                logger.info("simulated SMS delivery report: \(pending.report.outcome.rawValue)",
+                            ["reference": .string(pending.report.reference), "msisdn": .msisdn(pending.msisdn),
+                             "outcome": .string(pending.report.outcome.rawValue)])
             }
-        }
-        state.withLock { state in
-            state.reporter?.cancel()
-            state.reporter = task
+            await handler(batch.map(\.report))
         }
     }
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
-        if latency > .zero { try? await Task.sleep(for: latency) }
-        let due = ContinuousClock.now + reportAfter
-        let outcome: SMSOutcome = sms.msisdn.e164.hasSuffix("000") ? .failed : .delivered
+        if settings.latency > .zero { try? await clock.sleep(until: clock.now() + settings.latency) }
+        let rule = settings.rules.first { $0.matches(sms.msisdn) }
+        let outcome = rule?.outcome ?? .delivered
+        let delay = rule?.after ?? settings.reportAfter
+        guard outcome != .rejected else {
+            logger.info("simulated SMSC refused the SMS; the delivery fails over SMS",
+                        ["delivery": .int(sms.key.rawValue), "msisdn": .msisdn(sms.msisdn)])
+            return .rejected(reason: "the simulated SMSC refused the number")
+        }
         let reference = state.withLock { state -> String in
             let reference = "sim-\(state.next)"
             state.next += 1
-            state.submitted.append(Submitted(key: sms.key, msisdn: sms.msisdn, reference: reference, body: sms.content.body))
-            if state.reporter != nil { state.pending.append((due, sms.key, outcome)) }
+            state.submitted.append(Submitted(key: sms.key, msisdn: sms.msisdn, reference: reference, body: sms.content.body,
+                                             outcome: outcome))
+            if state.submitted.count > Self.kept { state.submitted.removeFirst(state.submitted.count - Self.kept) }
             return reference
         }
+        var reporting = false
+        if let reported = outcome.reported {
+            let detail = "simulated stat:\(Self.stat(reported))"
+            reporting = reports.schedule(PendingReport(report: SMSDeliveryReport(provider: providerName, reference: reference,
+                                                                                 outcome: reported, detail: detail),
+                                                       msisdn: sms.msisdn),
+                                         at: clock.now() + delay)
+        }
+        narrate(sms, reference: reference, outcome: outcome, delay: delay, reporting: reporting)
         return .submitted(references: [reference])
     }
 
+    /// The latest submissions, oldest first.
     public var log: [Submitted] { state.withLock { $0.submitted } }
+
+    /// Reports waiting to fall due.
+    public var pendingReports: Int { reports.count }
+
+    private func narrate(_ sms: SMSRequest, reference: String, outcome: Configuration.SimulatedSMSOutcome, delay: Duration,
+                         reporting: Bool) {
+        guard logger.minimumLevel <= .info else { return }
+        let next: String
+        switch outcome {
+        case .delivered, .failed, .expired:
+            next = reporting ? "it will be reported \(outcome.rawValue) in \(delay.spoken)"
+                : "simulated reports are off here, so it stays unreported"
+        case .none, .rejected:
+            next = "no report will come, so the SMS validity timer decides"
+        }
+        let parts = SMSText.segmentation(of: sms.content.body, forceUCS2: sms.content.forceUCS2).parts
+        logger.info("simulated SMS submitted to \(sms.msisdn.masked); \(next)",
+                    ["delivery": .int(sms.key.rawValue), "reference": .string(reference), "msisdn": .msisdn(sms.msisdn),
+                     "parts": .int(Int64(parts)), "outcome": .string(outcome.rawValue)])
+    }
+
+    /// The SMPP receipt word for an outcome, for the report's detail.
+    private static func stat(_ outcome: SMSOutcome) -> String {
+        switch outcome {
+        case .delivered: "DELIVRD"
+        case .failed: "UNDELIV"
+        case .expired: "EXPIRED"
+        }
+    }
 }
