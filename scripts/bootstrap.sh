@@ -19,6 +19,7 @@ if [ "$level" = test ] || [ "$level" = bench ]; then
   need_cmd sqlite3 sqlite3
   need_cmd openssl openssl
   need_cmd nghttpd nghttp2-server
+  need_cmd bearerbox kannel
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 fi
 if [ "$level" = bench ]; then

@@ -15,46 +15,25 @@ final class DeliveryStack: Sendable {
     let deviceAPI: DeviceAPIService
     let relay: OutboxRelay
     let store: Store
+    let providers: ProviderStack
     private let configuration: Configuration
     private let logger: Logger
     private let tasks = TaskBag()
 
-    init(configuration: Configuration, policies: PolicySet, store: Store, webhookPoster: any WebhookPoster,
-         pinKey: [UInt8], logger: Logger) {
+    init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
         let clock = SystemClock()
-        let simulatorLogger = configuration.simulator.logEvents ? logger.with(["component": "simulator"]) : .discarding
-        let push = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
-        let simulatedSMS = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
-        let sms = SMSReferenceBridge(simulatedSMS)
-        dispatcher = Dispatcher(push: push, sms: sms)
+        dispatcher = Dispatcher(push: providers.push, sms: providers.sms)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers),
                                   logger: logger.with(["component": "scheduler"]))
         self.scheduler = scheduler
-        simulatedSMS.onReport { reports in
-            do {
-                _ = try await scheduler.record(sms.events(for: reports))
-            } catch {
-                logger.error("sms reports not recorded", ["count": .int(Int64(reports.count)), "error": .string("\(error)")])
-            }
-        }
-        push.onReceipts { receipts in
-            let events = receipts.map { key, device, receipt -> (DeliveryKey, DeliveryEvent) in
-                switch receipt {
-                case .delivered: (key, .deliveryAcknowledged(device))
-                case .read: (key, .readReported(device))
-                }
-            }
-            do {
-                _ = try await scheduler.record(events)
-            } catch {
-                logger.error("simulated receipts not recorded", ["count": .int(Int64(events.count)), "error": .string("\(error)")])
-            }
-        }
+        self.providers = providers
+        providers.connect(to: scheduler)
         let now: @Sendable () -> Timestamp = { clock.now() }
         let authenticator = ProductTokenAuthenticator(directory: store, now: now)
         gateway = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, policies: policies,
@@ -62,8 +41,8 @@ final class DeliveryStack: Sendable {
                                    configuration: CMGatewayService.Configuration(
                                        defaultSMSValidity: configuration.gateway.defaultSMSValidity),
                                    logger: logger.with(["component": "gateway"]))
-        let pins = PinSimulator(latency: configuration.simulator.smsLatency, logger: logger.with(["component": "simulator"]))
-        deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: pins, voiceCaller: pins,
+        deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
+                                     voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]))
@@ -81,6 +60,7 @@ final class DeliveryStack: Sendable {
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        providers.register(in: &router, scheduler: scheduler)
     }
 
     /// Recovers in-flight deliveries and timers, then starts the scheduler, the relay and housekeeping.
@@ -120,6 +100,7 @@ final class DeliveryStack: Sendable {
             await group.next()
             group.cancelAll()
         }
+        await providers.shutdown()
     }
 }
 

@@ -65,7 +65,15 @@ struct ServeCommand {
             await store.close()
             throw error
         }
-        let stack = DeliveryStack(configuration: configuration, policies: policies, store: store,
+        let providers: ProviderStack
+        do {
+            providers = try ProviderStack(configuration: configuration, logger: logger)
+        } catch {
+            await webhookClient.shutdown()
+            await store.close()
+            throw error
+        }
+        let stack = DeliveryStack(configuration: configuration, policies: policies, store: store, providers: providers,
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
                                   pinKey: pinKey, logger: logger)

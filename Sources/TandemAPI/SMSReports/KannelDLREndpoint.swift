@@ -58,8 +58,14 @@ public struct KannelDLREndpoint: Sendable {
         }
         switch dlr.meaning {
         case .final(let outcome):
-            await onReports([SMSDeliveryReport(provider: settings.providerName, reference: dlr.reference, outcome: outcome,
-                                               detail: dlr.detail)])
+            do {
+                try await onReports([SMSDeliveryReport(provider: settings.providerName, reference: dlr.reference, outcome: outcome,
+                                                       detail: dlr.detail)])
+            } catch {
+                // Not recorded: Kannel retries a DLR callback that fails.
+                logger.error("kannel DLR not recorded", ["reference": .string(dlr.reference), "error": .string("\(error)")])
+                return .text(.serviceUnavailable, "DLR not recorded; try again\n")
+            }
             logger.debug("kannel DLR reported", ["reference": .string(dlr.reference), "type": .int(Int64(dlr.type)),
                                                  "outcome": .string(outcome.rawValue)])
             return .text(.ok, "OK\n")

@@ -77,9 +77,10 @@ public struct SMSDeliveryReport: Sendable, Hashable {
 }
 
 /// Where SMS providers hand delivery reports, a batch at a time: normally the scheduler's report intake.
-/// Returns once the reports are durably recorded (a provider that must acknowledge a DLR — SMPP's
-/// `deliver_sm_resp`, an HTTP DLR callback's response — does so after this returns).
-public typealias SMSReportHandler = @Sendable ([SMSDeliveryReport]) async -> Void
+/// Returns once the reports are durably recorded; throws when they could not be. A provider that must
+/// acknowledge a DLR — SMPP's `deliver_sm_resp`, an HTTP DLR callback's response — does so after this
+/// returns, and answers with an error (so the SMSC or Kannel tries again) when it throws.
+public typealias SMSReportHandler = @Sendable ([SMSDeliveryReport]) async throws -> Void
 
 /// Where the push providers find an app's credentials when they push for it (normally the store's
 /// `apps.push_credentials`). Nil when the app has none.

@@ -61,7 +61,11 @@ public final class SMSSimulator: SMSSender {
                             ["reference": .string(pending.report.reference), "msisdn": .msisdn(pending.msisdn),
                              "outcome": .string(pending.report.outcome.rawValue)])
             }
-            await handler(batch.map(\.report))
+            do {
+                try await handler(batch.map(\.report))
+            } catch {
+                logger.error("simulated SMS reports not recorded", ["count": .int(Int64(batch.count)), "error": .string("\(error)")])
+            }
         }
     }
 

@@ -1,0 +1,130 @@
+import TandemAPI
+import TandemCore
+import TandemEngine
+import TandemHTTP
+import TandemProviders
+
+/// The push, SMS and voice providers the configuration names (`providers`), built together, connected to
+/// the scheduler, started and stopped as one. The simulators are the default; each channel may be real.
+final class ProviderStack: Sendable {
+    let push: any PushSender
+    let sms: any SMSSender
+    /// Verification PINs go out through the SMS provider (the simulator's stand-in phone when simulated).
+    let pinSender: any PinSender
+    let voiceCaller: any VoiceCaller
+    private let pushSimulator: PushSimulator?
+    private let smsSimulator: SMSSimulator?
+    private let kannelDLR: KannelDLREndpoint.Settings?
+    private let clients: [HTTPClient]
+    private let logger: Logger
+
+    init(configuration: Configuration, logger: Logger) throws(CommandFailure) {
+        self.logger = logger
+        let providers = configuration.providers
+        let simulatorLogger = configuration.simulator.logEvents ? logger.with(["component": "simulator"]) : .discarding
+        let pins = PinSimulator(latency: configuration.simulator.smsLatency, logger: logger.with(["component": "simulator"]))
+        var clients: [HTTPClient] = []
+
+        switch providers.push {
+        case .simulator:
+            let simulator = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
+            (push, pushSimulator) = (simulator, simulator)
+        case .services:
+            throw CommandFailure(.failure, "providers.push: APNs and FCM are not wired yet")
+        }
+
+        switch providers.sms {
+        case .simulator:
+            let simulator = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
+            (sms, smsSimulator, pinSender, kannelDLR) = (simulator, simulator, pins, nil)
+        case .smpp:
+            throw CommandFailure(.failure, "providers.sms.smpp: SMPP is not wired yet")
+        case .kannel(let kannel):
+            let client = try Self.httpClient("providers.sms.kannel") { $0.defaultTimeout = kannel.timeout }
+            clients.append(client)
+            var settings = KannelSMSSender.Settings(sendSMSURL: kannel.sendsmsURL, username: kannel.username,
+                                                    password: kannel.password.value, dlrURL: kannel.dlrURL)
+            settings.dlrMask = KannelDLRMask(rawValue: kannel.dlrMask)
+            settings.dlrToken = kannel.dlrToken?.value
+            settings.smsc = kannel.smsc
+            settings.timeout = kannel.timeout
+            let sender: KannelSMSSender
+            do {
+                sender = try KannelSMSSender(settings: settings, client: client, logger: logger.with(["component": "kannel"]))
+            } catch {
+                throw CommandFailure(.failure, "providers.sms.kannel: \(error)")
+            }
+            (sms, smsSimulator, pinSender) = (sender, nil, sender)
+            kannelDLR = KannelDLREndpoint.Settings(path: Self.path(of: kannel.dlrURL), token: kannel.dlrToken?.value,
+                                                   providerName: settings.providerName)
+        }
+
+        switch providers.voice {
+        case .simulator:
+            voiceCaller = pins
+        case .webhook(let webhook):
+            let client = try Self.httpClient("providers.voice.webhook") { $0.defaultTimeout = webhook.timeout }
+            clients.append(client)
+            var settings = WebhookVoiceCaller.Settings(url: webhook.url, bearerToken: webhook.token?.value)
+            settings.timeout = webhook.timeout
+            do {
+                voiceCaller = try WebhookVoiceCaller(settings: settings, client: client, logger: logger.with(["component": "voice"]))
+            } catch {
+                throw CommandFailure(.failure, "providers.voice.webhook: \(error)")
+            }
+        }
+        self.clients = clients
+    }
+
+    /// Hands provider events to the scheduler: SMS delivery reports by part id, and the push simulator's
+    /// receipts as the app's own (`deliveryAcknowledged`, `readReported`).
+    func connect(to scheduler: Scheduler) {
+        let logger = logger
+        smsSimulator?.onReport { reports in try await scheduler.recordSMSReports(reports) }
+        pushSimulator?.onReceipts { receipts in
+            let events = receipts.map { key, device, receipt -> (DeliveryKey, DeliveryEvent) in
+                switch receipt {
+                case .delivered: (key, .deliveryAcknowledged(device))
+                case .read: (key, .readReported(device))
+                }
+            }
+            do {
+                _ = try await scheduler.record(events)
+            } catch {
+                logger.error("simulated receipts not recorded", ["count": .int(Int64(events.count)), "error": .string("\(error)")])
+            }
+        }
+    }
+
+    /// The providers' own HTTP endpoints (Kannel's DLR callback).
+    func register(in router: inout HTTPRouter, scheduler: Scheduler) {
+        if let kannelDLR {
+            KannelDLREndpoint(settings: kannelDLR, onReports: { try await scheduler.recordSMSReports($0) },
+                              logger: logger.with(["component": "kannel"])).register(in: &router)
+        }
+    }
+
+    /// Releases connections (after the dispatcher is idle).
+    func shutdown() async {
+        for client in clients { await client.shutdown() }
+    }
+
+    private static func httpClient(_ key: String, _ adjust: (inout HTTPClient.Configuration) -> Void) throws(CommandFailure) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        adjust(&configuration)
+        do {
+            return try HTTPClient(configuration: configuration)
+        } catch {
+            throw CommandFailure(.failure, "\(key): cannot start the HTTP client: \(error)")
+        }
+    }
+
+    /// The path of an absolute URL (`http://host:8080/kannel/dlr?x` → `/kannel/dlr`), `/` when it has none.
+    static func path(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return "/" }
+        let rest = url[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return "/" }
+        let path = rest[slash...]
+        return String(path.prefix { $0 != "?" && $0 != "#" })
+    }
+}
