@@ -19,6 +19,9 @@ A request that passes is answered by the device token's prefix:
   anything else: 200
 Responses wait --delay-ms first, so concurrent streams overlap.
 
+GET /stats answers {"requests","connections","max_concurrent_streams"} (the most push streams open at
+once on one connection, as this server saw them) for `tandem bench apns`.
+
 --log FILE appends one JSON object per request: conn, stream, concurrent (requests open on that
 connection when this one ended, itself included), authority, token, jwt, iat, headers, payload_size,
 payload, status, reason, violation.
@@ -74,6 +77,8 @@ class FakeAPNs:
         self.first_jwt = {}         # device token -> the provider token that first reached it
         self.attempts = {}          # device token -> requests so far
         self.connections = 0
+        self.requests = 0
+        self.most_in_flight = 0     # the most request streams open at once on one connection
         self.log = open(args.log, "a", buffering=1) if args.log else None
 
     def provider_token(self, token):
@@ -184,7 +189,13 @@ class FakeAPNs:
             return 403, "Forbidden"
         return 200, None
 
+    def stats(self):
+        body = json.dumps({"requests": self.requests, "connections": self.connections,
+                           "max_concurrent_streams": self.most_in_flight}).encode()
+        return 200, [("content-type", "application/json")], body
+
     def handle(self, headers, body):
+        self.requests += 1
         record = {"time": time.time(), "violation": None}
         try:
             device, token = self.check(headers, body, record)
@@ -246,6 +257,7 @@ class H2Protocol(asyncio.Protocol):
             if isinstance(event, h2.events.RequestReceived):
                 self.streams[event.stream_id] = (event.headers, bytearray())
                 self.in_flight += 1
+                self.fake.most_in_flight = max(self.fake.most_in_flight, self.in_flight)
             elif isinstance(event, h2.events.DataReceived):
                 entry = self.streams.get(event.stream_id)
                 if entry is not None:
@@ -267,9 +279,12 @@ class H2Protocol(asyncio.Protocol):
         if entry is None:
             return
         self.in_flight -= 1
-        status, headers, body, record = self.fake.handle(entry[0], bytes(entry[1]))
-        record.update(conn=self.id, stream=stream_id, concurrent=concurrent)
-        self.fake.write(record)
+        if (":method", "GET") in entry[0] and (":path", "/stats") in entry[0]:
+            status, headers, body = self.fake.stats()
+        else:
+            status, headers, body, record = self.fake.handle(entry[0], bytes(entry[1]))
+            record.update(conn=self.id, stream=stream_id, concurrent=concurrent)
+            self.fake.write(record)
         try:
             self.conn.send_headers(stream_id, [(":status", str(status))] + headers
                                    + [("content-length", str(len(body)))], end_stream=not body)

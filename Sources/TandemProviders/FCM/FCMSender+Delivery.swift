@@ -20,11 +20,13 @@ extension FCMSender {
         }
         while true {
             if Task.isCancelled { return .abandoned }
-            let remaining = route.expiry - now
+            // Rounded to the nearest second: the first attempt, a few milliseconds after the push began,
+            // still says "30s" for a 30-second TTL; a retry says what is left.
+            let remaining = (route.expiry - now + .milliseconds(500)).components.seconds
             let request = HTTPClientRequest(method: .post, url: route.url,
                                             headers: [HTTPClientHeader("authorization", "Bearer " + accessToken),
                                                       HTTPClientHeader("content-type", "application/json; charset=UTF-8")],
-                                            body: message.encoded(ttlSeconds: remaining.components.seconds),
+                                            body: message.encoded(ttlSeconds: remaining),
                                             timeout: settings.requestTimeout, version: .http2)
             let response: HTTPClientResponse
             do {
