@@ -27,11 +27,22 @@ final class APNsFakeHarness: @unchecked Sendable {
         keyPath = try OpenSSLTool.generateKey(.ec("P-256"), at: directory.path + "/AuthKey_\(Self.keyID).p8")
         let publicKey = try OpenSSLTool.publicKey(of: keyPath, to: directory.path + "/auth.pub")
         logPath = directory.path + "/apns.jsonl"
+        self.delayMilliseconds = delayMilliseconds
         fake = try PeerProcess.pythonPeer("apns_fake.py", arguments: [
             "--cert", certificate.certPath, "--key", certificate.keyPath, "--auth-key", publicKey,
             "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
             "--log", logPath, "--delay-ms", String(delayMilliseconds)])
         clock = PushTestClock(realTimeMinus: clockOffset)
+    }
+
+    private let delayMilliseconds: Int
+
+    /// A second fake with the same keys, logging to `log` (e.g. a separate sandbox environment).
+    func anotherFake(log: String) throws -> PeerProcess {
+        try PeerProcess.pythonPeer("apns_fake.py", arguments: [
+            "--cert", certificate.certPath, "--key", certificate.keyPath, "--auth-key", keyPath,
+            "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
+            "--log", log, "--delay-ms", String(delayMilliseconds)])
     }
 
     var url: String { "https://127.0.0.1:\(fake.port)" }
@@ -44,15 +55,17 @@ final class APNsFakeHarness: @unchecked Sendable {
     func settings(_ adjust: (inout APNsSender.Settings) -> Void = { _ in }) -> APNsSender.Settings {
         var settings = APNsSender.Settings()
         settings.productionURL = url
-        settings.sandboxURL = "https://localhost:\(fake.port)"
+        settings.sandboxURL = url
         settings.client.caFile = certificate.certPath
         adjust(&settings)
         return settings
     }
 
-    func sender(credentials: APNsCredentials? = nil, environment: @escaping @Sendable (String) -> String? = { _ in nil },
+    func sender(credentials: APNsCredentials? = nil, sandboxURL: String? = nil, environment: @escaping @Sendable (String) -> String? = { _ in nil },
                 adjust: (inout APNsSender.Settings) -> Void = { _ in }) throws -> APNsSender {
-        try APNsSender(settings: settings(adjust),
+        var settings = settings(adjust)
+        if let sandboxURL { settings.sandboxURL = sandboxURL }
+        return try APNsSender(settings: settings,
                        credentials: StaticPushCredentials([app: AppPushCredentials(apns: credentials ?? self.credentials())]),
                        clock: clock, logger: logs.logger, environment: environment)
     }

@@ -78,15 +78,25 @@ struct APNsFakeTests {
 
     @Test("a Default push is stored for the provider maximum (30 days) at priority 5, on the sandbox host when asked")
     func defaultHeadersOnSandbox() async throws {
-        let sender = try harness.sender(credentials: harness.credentials(sandbox: true))
+        let sandboxLog = harness.directory.path + "/sandbox.jsonl"
+        let sandbox = try harness.anotherFake(log: sandboxLog)
+        let sandboxURL = "https://127.0.0.1:\(sandbox.port)"
+        let sender = try harness.sender(credentials: harness.credentials(sandbox: true), sandboxURL: sandboxURL)
         let now = harness.clock.now()
         #expect(await sender.send(harness.push(["ok-default"], policy: .specDefault)).values.first == .accepted)
-        let request = try #require(try harness.requests().first)
+        #expect(try harness.requests().isEmpty, "nothing went to production")
+        let request = try #require(try jsonLines(at: sandboxLog).first)
         #expect(request["violation"] == .null)
         #expect(request.header("apns-expiration") == String(now.milliseconds / 1_000 + 30 * 24 * 3600))
         #expect(request.header("apns-priority") == "5")
-        #expect(request["authority"]?.string == "localhost:\(harness.fake.port)", "sandbox host")
+        #expect(request["authority"]?.string == "127.0.0.1:\(sandbox.port)")
+
+        let production = try harness.sender(sandboxURL: sandboxURL)
+        #expect(await production.send(harness.push(["ok-production"])).values.first == .accepted)
+        #expect(try harness.requests().count == 1 && jsonLines(at: sandboxLog).count == 1)
         await sender.shutdown()
+        await production.shutdown()
+        sandbox.stop()
     }
 
     @Test("answers map to verdicts: dead tokens, retries, provider-token trouble, other refusals")

@@ -4,7 +4,7 @@ extension APNsSender {
     /// Sends `notification` until APNs decides, retrying transient failures; nil when abandoned.
     func deliver(_ notification: APNsNotification, route: Route, logger: Logger) async -> PushVerdict? {
         var renewedProviderToken = false
-        return await settings.retry.run(clock: retryClock, deadline: route.deadline, logger: logger) { _ in
+        return await settings.retry.run(clock: clock, deadline: route.deadline, logger: logger) { _ in
             await attempt(notification, route: route, renewedProviderToken: &renewedProviderToken, logger: logger)
         }
     }
@@ -15,7 +15,7 @@ extension APNsSender {
                          logger: Logger) async -> PushAttemptResult {
         var jwt: String
         do {
-            jwt = try tokens.token(for: route.credentials, now: now)
+            jwt = try tokens.token(for: route.credentials, now: clock.now())
         } catch {
             return keyFailure(error, route: route, logger: logger)
         }
@@ -41,7 +41,7 @@ extension APNsSender {
                 }
                 renewedProviderToken = true
                 do {
-                    jwt = try tokens.renew(for: route.credentials, replacing: jwt, now: now)
+                    jwt = try tokens.renew(for: route.credentials, replacing: jwt, now: clock.now())
                 } catch {
                     return keyFailure(error, route: route, logger: logger)
                 }

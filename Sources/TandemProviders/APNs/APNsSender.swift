@@ -25,7 +25,7 @@ public final class APNsSender: PushSender {
     public let settings: Settings
     private let client: HTTPClient
     private let credentials: any PushCredentialsSource
-    private let clock: any SchedulerClock
+    let clock: any SchedulerClock
     private let logger: Logger
     let tokens: APNsProviderTokens
     private let inFlight = Atomic<Int>(0)
@@ -139,9 +139,6 @@ public final class APNsSender: PushSender {
         defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
         return try await client.send(request)
     }
-
-    var now: Timestamp { clock.now() }
-    var retryClock: any SchedulerClock { clock }
 
     private static func all(_ targets: [PushTarget], _ verdict: PushVerdict) -> [DeviceID: PushVerdict] {
         Dictionary(targets.map { ($0.deviceID, verdict) }, uniquingKeysWith: { first, _ in first })

@@ -4,7 +4,7 @@ extension FCMSender {
     /// Sends `message` until FCM decides, retrying transient failures; nil when abandoned.
     func deliver(_ message: FCMMessage, route: Route, logger: Logger) async -> PushVerdict? {
         var reauthenticated = false
-        return await settings.retry.run(clock: retryClock, deadline: route.deadline, logger: logger) { _ in
+        return await settings.retry.run(clock: clock, deadline: route.deadline, logger: logger) { _ in
             await attempt(message, route: route, reauthenticated: &reauthenticated, logger: logger)
         }
     }
@@ -22,7 +22,7 @@ extension FCMSender {
             if Task.isCancelled { return .abandoned }
             // Rounded to the nearest second: the first attempt, a few milliseconds after the push began,
             // still says "30s" for a 30-second TTL; a retry says what is left.
-            let remaining = (route.expiry - now + .milliseconds(500)).components.seconds
+            let remaining = (route.expiry - clock.now() + .milliseconds(500)).components.seconds
             let request = HTTPClientRequest(method: .post, url: route.url,
                                             headers: [HTTPClientHeader("authorization", "Bearer " + accessToken),
                                                       HTTPClientHeader("content-type", "application/json; charset=UTF-8")],
@@ -30,7 +30,7 @@ extension FCMSender {
                                             timeout: settings.requestTimeout, version: .http2)
             let response: HTTPClientResponse
             do {
-                response = try await post(request)
+                response = try await client.send(request)
             } catch {
                 return PushAttemptResult(transportFailure: error)
             }

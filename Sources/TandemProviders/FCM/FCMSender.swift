@@ -18,9 +18,9 @@ import TandemCore
 /// arrived, or the sender was shut down). Not done: topics, conditions, APNs/web overrides, the legacy API.
 public final class FCMSender: PushSender {
     public let settings: Settings
-    private let client: HTTPClient
+    let client: HTTPClient
     private let credentials: any PushCredentialsSource
-    private let clock: any SchedulerClock
+    let clock: any SchedulerClock
     private let logger: Logger
     let accounts: FCMAccounts
 
@@ -113,13 +113,6 @@ public final class FCMSender: PushSender {
         let expiry: Timestamp
         let deadline: Timestamp
     }
-
-    func post(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        try await client.send(request)
-    }
-
-    var now: Timestamp { clock.now() }
-    var retryClock: any SchedulerClock { clock }
 
     private static func all(_ targets: [PushTarget], _ verdict: PushVerdict) -> [DeviceID: PushVerdict] {
         Dictionary(targets.map { ($0.deviceID, verdict) }, uniquingKeysWith: { first, _ in first })
