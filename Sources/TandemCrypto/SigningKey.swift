@@ -17,18 +17,20 @@ public final class SigningKey: @unchecked Sendable {
     public let algorithm: Algorithm
     private let key: OpaquePointer
 
-    /// Reads the first private key in `pem`. Throws when it is not PEM, encrypted, or neither a P-256 EC
-    /// key nor an RSA key of at least 2,048 bits.
+    /// Reads the first private key in `pem`. Throws when it is not PEM, encrypted (no pass phrase is ever
+    /// asked for), or neither a P-256 EC key nor an RSA key of at least 2,048 bits.
     public init(pem: String) throws(CryptoError) {
         let bytes = Array(pem.utf8)
         let parsed: OpaquePointer? = bytes.withUnsafeBytes { buffer in
             guard let bio = tandem_bio_from_buffer(buffer.baseAddress, Int32(buffer.count)) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            // An explicit callback: with none, OpenSSL asks for an encrypted key's pass phrase on the
+            // controlling terminal (PEM_def_callback), which would block a server started from a shell.
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
         }
         ERR_clear_error()
         guard let parsed else { throw .invalidKey("not a PEM private key (or an encrypted one)") }
-        if tandem_pkey_is_ec(parsed) == 1, EVP_PKEY_get_bits(parsed) == 256 {
+        if tandem_pkey_is_ec(parsed) == 1, Self.isP256(parsed) {
             algorithm = .es256
         } else if tandem_pkey_is_rsa(parsed) == 1, EVP_PKEY_get_bits(parsed) >= 2048 {
             algorithm = .rs256
@@ -37,6 +39,16 @@ public final class SigningKey: @unchecked Sendable {
             throw .invalidKey("the key is neither a P-256 EC key nor an RSA key of at least 2048 bits")
         }
         key = parsed
+    }
+
+    /// True for the NIST P-256 curve only: other 256-bit curves (secp256k1, brainpoolP256r1) also have
+    /// 256 bits but are not ES256.
+    private static func isP256(_ key: OpaquePointer) -> Bool {
+        var name = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else { return false }
+        let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return group == "prime256v1" || group == "P-256"
     }
 
     deinit { EVP_PKEY_free(key) }

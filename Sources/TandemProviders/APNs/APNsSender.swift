@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+import TandemCore
+
+/// Pushes to iOS devices through Apple's HTTP/2 API with token-based authentication.
+///
+/// - One ``HTTPClient`` (one curl multi loop) for both APNs environments; the targets of a push, and
+///   concurrent pushes, go out as multiplexed streams on shared connections.
+/// - Each app's credentials come from the ``PushCredentialsSource`` on every push; the parsed `.p8`
+///   key and its provider JWT are cached per key (``APNsProviderTokens``): one JWT per
+///   `tokenRefreshInterval`, however many pushes.
+/// - Verdicts follow ``APNsOutcome``; transient failures are retried by ``PushRetryPolicy`` until the
+///   push's TTL or lifetime ends, then reported `.rejected(.transient)`.
+/// - A push without an app, or for an app without APNs credentials or with an unusable key, is
+///   `.rejected(.other)` for every target, with a logged reason.
+///
+/// Not guaranteed: a verdict for every target. A target is left out when the task is cancelled before
+/// its answer arrived (a request already on the wire may still be delivered by Apple) or the sender was
+/// shut down. Not done: certificate-based authentication, push types other than the configured one.
+public final class APNsSender: PushSender {
+    public let settings: Settings
+    private let client: HTTPClient
+    private let credentials: any PushCredentialsSource
+    let clock: any SchedulerClock
+    private let logger: Logger
+    let tokens: APNsProviderTokens
+    private let inFlight = Atomic<Int>(0)
+    private let mostInFlight = Atomic<Int>(0)
+
+    /// `environment` reads the variable named by an `APNsKeySource.environment` key source (by default
+    /// the process environment). `clock` gives JWT `iat`, refresh ages, `apns-expiration` and backoff.
+    public init(settings: Settings = Settings(), credentials: any PushCredentialsSource, clock: any SchedulerClock,
+                logger: Logger, environment: @escaping @Sendable (String) -> String? = APNsSender.processEnvironment)
+        throws(APNsSenderError) {
+        try settings.validate()
+        do {
+            client = try HTTPClient(configuration: settings.client)
+        } catch {
+            throw .client(error)
+        }
+        self.settings = settings
+        self.credentials = credentials
+        self.clock = clock
+        self.logger = logger.with(["component": "apns"])
+        self.tokens = APNsProviderTokens(refreshInterval: settings.tokenRefreshInterval, environment: environment)
+    }
+
+    /// The server process's environment variable `name`.
+    @Sendable public static func processEnvironment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
+        if Task.isCancelled || push.targets.isEmpty { return [:] }
+        let log = logger.with(["delivery": .int(push.key.rawValue), "msisdn": .msisdn(push.msisdn)])
+        guard let app = push.content.app else {
+            log.warning("push rejected: the message names no app")
+            return Self.all(push.targets, .rejected(.other))
+        }
+        let stored: AppPushCredentials?
+        do {
+            stored = try await credentials.pushCredentials(for: app)
+        } catch {
+            log.error("push credentials could not be read", ["app": .string(app.description), "error": .string("\(error)")])
+            return Self.all(push.targets, .rejected(.transient))
+        }
+        guard let apns = stored?.apns else {
+            log.warning("push rejected: the app has no APNs credentials", ["app": .string(app.description)])
+            return Self.all(push.targets, .rejected(.other))
+        }
+        let start = clock.now()
+        let payload = APNsPayload(title: push.content.sender, body: push.content.body, sound: settings.sound,
+                                  badge: settings.badge, messageID: push.content.messageID, updateID: push.key).encoded()
+        let expiration = APNsNotification.expiration(for: push.policy, from: start, maximum: settings.providerMaximumTTL)
+        let deadline = PushRetryPolicy.retryDeadline(for: push.policy, from: start, providerMaximum: settings.providerMaximumTTL)
+        let route = Route(credentials: apns, baseURL: apns.sandbox ? settings.sandboxURL : settings.productionURL,
+                          deadline: deadline)
+        func notification(_ target: PushTarget) -> APNsNotification {
+            APNsNotification(token: target.token, topic: apns.topic, pushType: settings.pushType,
+                             priority: push.policy.pushPriority, expiration: expiration,
+                             collapseID: push.content.messageID.text,
+                             apnsID: APNsNotification.apnsID(for: push.key, device: target.deviceID), payload: payload)
+        }
+        if push.targets.count == 1, let target = push.targets.first {
+            let verdict = await deliver(notification(target), route: route,
+                                        logger: log.with(["device": .string(target.deviceID.description)]))
+            return verdict.map { [target.deviceID: $0] } ?? [:]
+        }
+        return await withTaskGroup(of: (DeviceID, PushVerdict?).self) { group in
+            for target in push.targets {
+                let item = notification(target)
+                let targetLog = log.with(["device": .string(target.deviceID.description)])
+                group.addTask { (target.deviceID, await self.deliver(item, route: route, logger: targetLog)) }
+            }
+            var verdicts: [DeviceID: PushVerdict] = [:]
+            for await (device, verdict) in group {
+                if let verdict { verdicts[device] = verdict }
+            }
+            return verdicts
+        }
+    }
+
+    /// Fails requests still running and stops the client's thread. Pushes sent afterwards get no verdict.
+    public func shutdown() async {
+        await client.shutdown()
+    }
+
+    /// Counters for tests, metrics and the benchmark.
+    public struct Statistics: Sendable, Hashable {
+        /// Provider JWTs signed since the sender was made.
+        public var providerTokensSigned: Int
+        /// Requests to APNs on the wire (or queued for a stream) now.
+        public var requestsInFlight: Int
+        /// The most requests in flight at once so far: with one connection, the most concurrent streams.
+        public var mostRequestsInFlight: Int
+        public var http: HTTPClientStatistics
+    }
+
+    public var statistics: Statistics {
+        Statistics(providerTokensSigned: tokens.issued, requestsInFlight: inFlight.load(ordering: .relaxed),
+                   mostRequestsInFlight: mostInFlight.load(ordering: .relaxed), http: client.statistics)
+    }
+
+    /// Where one push's notifications go and until when they may be retried.
+    struct Route: Sendable {
+        let credentials: APNsCredentials
+        let baseURL: String
+        let deadline: Timestamp
+    }
+
+    /// `client.send`, counted in the in-flight statistics.
+    func post(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        mostInFlight.max(now, ordering: .relaxed)
+        defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
+        return try await client.send(request)
+    }
+
+    private static func all(_ targets: [PushTarget], _ verdict: PushVerdict) -> [DeviceID: PushVerdict] {
+        Dictionary(targets.map { ($0.deviceID, verdict) }, uniquingKeysWith: { first, _ in first })
+    }
+}
