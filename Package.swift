@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite"]),
-        .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders"]),
+        .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders", "TandemCore", "TandemCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

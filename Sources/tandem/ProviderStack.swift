@@ -1,6 +1,6 @@
 import TandemAPI
-import TandemCore
 import TandemEngine
+import TandemCore
 import TandemHTTP
 import TandemProviders
 
@@ -16,9 +16,11 @@ final class ProviderStack: Sendable {
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
     private let clients: [HTTPClient]
+    private let pushShutdown: [@Sendable () async -> Void]
     private let logger: Logger
 
-    init(configuration: Configuration, logger: Logger) throws(CommandFailure) {
+    /// `credentials` are the apps' APNs and FCM credentials (the store), read when a push goes out.
+    init(configuration: Configuration, credentials: any PushCredentialsSource, logger: Logger) throws(CommandFailure) {
         self.logger = logger
         let providers = configuration.providers
         let simulatorLogger = configuration.simulator.logEvents ? logger.with(["component": "simulator"]) : .discarding
@@ -28,9 +30,31 @@ final class ProviderStack: Sendable {
         switch providers.push {
         case .simulator:
             let simulator = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
-            (push, pushSimulator) = (simulator, simulator)
-        case .services:
-            throw CommandFailure(.failure, "providers.push: APNs and FCM are not wired yet")
+            (push, pushSimulator, pushShutdown) = (simulator, simulator, [])
+        case .services(let apnsConfiguration, let fcmConfiguration):
+            let clock = SystemClock()
+            let pushLogger = logger.with(["component": "push"])
+            do {
+                var apnsSettings = APNsSender.Settings()
+                apnsSettings.productionURL = apnsConfiguration.productionURL
+                apnsSettings.sandboxURL = apnsConfiguration.sandboxURL
+                apnsSettings.tokenRefreshInterval = apnsConfiguration.tokenRefresh
+                Self.apply(apnsConfiguration.http, to: &apnsSettings.client, timeout: &apnsSettings.requestTimeout,
+                           retry: &apnsSettings.retry)
+                let apns = try APNsSender(settings: apnsSettings, credentials: credentials, clock: clock, logger: pushLogger)
+                var fcmSettings = FCMSender.Settings()
+                fcmSettings.baseURL = fcmConfiguration.baseURL
+                fcmSettings.tokenURLOverride = fcmConfiguration.tokenURL
+                fcmSettings.includeNotification = fcmConfiguration.notification
+                Self.apply(fcmConfiguration.http, to: &fcmSettings.client, timeout: &fcmSettings.requestTimeout,
+                           retry: &fcmSettings.retry)
+                let fcm = try FCMSender(settings: fcmSettings, credentials: credentials, clock: clock, logger: pushLogger)
+                push = PlatformPushSender(apns: apns, fcm: fcm, logger: pushLogger)
+                pushShutdown = [{ await apns.shutdown() }, { await fcm.shutdown() }]
+            } catch {
+                throw CommandFailure(.failure, "providers.push: \(error)")
+            }
+            pushSimulator = nil
         }
 
         switch providers.sms {
@@ -106,7 +130,18 @@ final class ProviderStack: Sendable {
 
     /// Releases connections (after the dispatcher is idle).
     func shutdown() async {
+        for stop in pushShutdown { await stop() }
         for client in clients { await client.shutdown() }
+    }
+
+    /// The HTTP/2 limits of the configuration onto a push sender's client, timeout and retries.
+    private static func apply(_ limits: Configuration.HTTP2Limits, to client: inout HTTPClient.Configuration,
+                              timeout: inout Duration, retry: inout PushRetryPolicy) {
+        client.maxConnectionsPerHost = limits.connections
+        client.maxConcurrentStreams = limits.concurrentStreams
+        client.caFile = limits.caFile
+        timeout = limits.timeout
+        retry.maxAttempts = limits.maxAttempts
     }
 
     private static func httpClient(_ key: String, _ adjust: (inout HTTPClient.Configuration) -> Void) throws(CommandFailure) -> HTTPClient {

@@ -67,7 +67,7 @@ struct ServeCommand {
         }
         let providers: ProviderStack
         do {
-            providers = try ProviderStack(configuration: configuration, logger: logger)
+            providers = try ProviderStack(configuration: configuration, credentials: store, logger: logger)
         } catch {
             await webhookClient.shutdown()
             await store.close()

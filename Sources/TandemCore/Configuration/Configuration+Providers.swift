@@ -92,6 +92,11 @@ extension Configuration {
         public var baseURL = "https://fcm.googleapis.com"
         /// Replaces the service account's `token_uri` (tests); nil uses the file's.
         public var tokenURL: String?
+        /// Adds FCM's `notification` block, so Android itself shows the message while the app is in the
+        /// background — but then the app's code never sees it and cannot acknowledge delivery (a Critical
+        /// message would fall back to SMS although it was shown). Off: data-only messages, which the SDK
+        /// acknowledges and then displays.
+        public var notification = false
         public var http = HTTP2Limits()
         public init() {}
     }

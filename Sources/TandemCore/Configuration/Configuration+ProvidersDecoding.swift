@@ -113,7 +113,7 @@ extension Configuration.APNs: Decodable {
 }
 
 extension Configuration.FCM: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case baseURL, tokenURL, http }
+    enum CodingKeys: String, CodingKey, CaseIterable { case baseURL, tokenURL, notification, http }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -121,6 +121,7 @@ extension Configuration.FCM: Decodable {
         self.init()
         if c.contains(.baseURL) { baseURL = try c.decodeURL(forKey: .baseURL) }
         if c.contains(.tokenURL) { tokenURL = try c.decodeURL(forKey: .tokenURL) }
+        if c.contains(.notification) { notification = try c.decode(Bool.self, forKey: .notification) }
         http = try c.decodeIfPresent(Configuration.HTTP2Limits.self, forKey: .http) ?? http
     }
 }
