@@ -1,0 +1,207 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// A connected, non-blocking, close-on-exec TCP socket with `TCP_NODELAY`: thin wrappers over the
+/// POSIX calls one SMPP connection needs.
+///
+/// Threads: the connection's own thread reads (`receive`) and is the only one that `close`s. Any thread
+/// may `send` or `shutdown`: both take the lock `close` takes, so no write ever reaches a descriptor number
+/// that was closed and reused. `send` blocks its caller (polling for `POLLOUT`) until every octet is
+/// written or `sendTimeout` passes.
+final class SMPPSocket: Sendable {
+    let descriptor: Int32
+    private let sendTimeout: Duration
+    private let isOpen = Mutex(true)
+
+    private init(descriptor: Int32, sendTimeout: Duration) {
+        self.descriptor = descriptor
+        self.sendTimeout = sendTimeout
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Resolves `host` and connects to the first address that accepts within `timeout` (for each).
+    static func connect(host: String, port: Int, timeout: Duration) throws(SMPPBindError) -> SMPPSocket {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(host, String(port), &hints, &list)
+        guard resolved == 0, let first = list else {
+            throw .unreachable("cannot resolve \(host): \(String(cString: gai_strerror(resolved)))")
+        }
+        defer { freeaddrinfo(first) }
+        var problem = "no address for \(host)"
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            entry = address.pointee.ai_next
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            let fd = socket(address.pointee.ai_family, type, 0)
+            guard fd >= 0 else {
+                problem = "socket: \(String(cString: strerror(errno)))"
+                continue
+            }
+            if let failure = connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen, timeout: timeout) {
+                problem = "connect to \(host):\(port): \(failure)"
+                Glibc.close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            return SMPPSocket(descriptor: fd, sendTimeout: timeout)
+        }
+        throw .unreachable(problem)
+    }
+
+    /// Nil on success, else what went wrong.
+    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t,
+                                timeout: Duration) -> String? {
+        if Glibc.connect(fd, address, length) == 0 { return nil }
+        guard errno == EINPROGRESS else { return String(cString: strerror(errno)) }
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let ready = poll(&entry, 1, timeout.pollMilliseconds)
+        guard ready > 0 else { return ready == 0 ? "timed out" : String(cString: strerror(errno)) }
+        var error: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { return String(cString: strerror(errno)) }
+        return error == 0 ? nil : String(cString: strerror(error))
+    }
+
+    /// Writes all of `bytes`; false if the socket is closed, fails, or stays full for `sendTimeout`.
+    func send(_ bytes: [UInt8]) -> Bool {
+        isOpen.withLock { open in
+            guard open else { return false }
+            var offset = 0
+            let deadline = ContinuousClock.now + sendTimeout
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { buffer in
+                    Glibc.send(descriptor, buffer.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    let remaining = deadline - ContinuousClock.now
+                    guard remaining > .zero else { return false }
+                    var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&entry, 1, remaining.pollMilliseconds)
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    enum Received {
+        case data(Int)
+        /// Nothing to read now.
+        case none
+        /// The peer closed the connection, or it failed (with the reason).
+        case closed(String)
+    }
+
+    /// Reads what is available into `buffer` (appended). Owning thread only.
+    func receive(into buffer: inout [UInt8], maximum: Int = 65_536) -> Received {
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: maximum))
+        let count = buffer.withUnsafeMutableBytes { raw in
+            recv(descriptor, raw.baseAddress! + start, maximum, 0)
+        }
+        let code = errno
+        buffer.removeLast(maximum - max(count, 0))
+        if count > 0 { return .data(count) }
+        if count == 0 { return .closed("closed by the SMSC") }
+        if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .none }
+        return .closed(String(cString: strerror(code)))
+    }
+
+    /// Ends the connection in both directions without releasing the descriptor; the owning thread's
+    /// next read sees it closed. Any thread.
+    func shutdown() {
+        isOpen.withLock { open in
+            if open { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Releases the descriptor (idempotent). Owning thread only (or `deinit`).
+    func close() {
+        isOpen.withLock { open in
+            guard open else { return }
+            open = false
+            Glibc.close(descriptor)
+        }
+    }
+}
+
+/// Wakes a thread blocked in `SMPPPoll.wait`: one end of a non-blocking socket pair that threads write
+/// to, the other that the sleeping thread polls. Writes that find the pair full are dropped: one
+/// pending wake-up is as good as many.
+final class SMPPWakeup: Sendable {
+    private let readEnd: Int32
+    private let writeEnd: Int32
+
+    init?() {
+        var ends: [Int32] = [0, 0]
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { return nil }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        Glibc.close(readEnd)
+        Glibc.close(writeEnd)
+    }
+
+    func wake() {
+        var byte: UInt8 = 1
+        _ = Glibc.send(writeEnd, &byte, 1, Int32(MSG_NOSIGNAL))
+    }
+
+    /// Empties the pair (sleeping thread only).
+    func drain() {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while recv(readEnd, &scratch, scratch.count, 0) > 0 {}
+    }
+
+    var pollDescriptor: Int32 { readEnd }
+}
+
+/// Blocks in `poll(2)` on a socket (if any) and a wake-up pair.
+enum SMPPPoll {
+    struct Ready {
+        var readable = false
+        var woken = false
+    }
+
+    /// Returns when `socket` has something to read (or closed), `wakeup` was woken, or `timeout`
+    /// passed (nil: no timeout). Timeouts round up to whole milliseconds: never early.
+    static func wait(socket: SMPPSocket?, wakeup: SMPPWakeup, timeout: Duration?) -> Ready {
+        var entries = [pollfd(fd: wakeup.pollDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let socket { entries.append(pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)) }
+        let milliseconds = timeout.map { $0.pollMilliseconds } ?? -1
+        let count = poll(&entries, nfds_t(entries.count), milliseconds)
+        guard count > 0 else { return Ready() }
+        return Ready(readable: entries.count > 1 && entries[1].revents != 0, woken: entries[0].revents != 0)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds for `poll(2)`, rounded up, 0 for none or negative, capped at `Int32.max`.
+    var pollMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0, self > .zero else { return 0 }
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1_000)
+        guard !milliseconds.overflow else { return Int32.max }
+        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds.partialValue + fraction)
+    }
+}
