@@ -1,10 +1,10 @@
 """An SMSC for the SMPP client tests: PyPI's `smpp34` server (Rust-backed) behind a small wire tap.
 
-    smpp_smsc.py --record FILE [--dlr none|tlv|text|both|alternate] [--enroute] [--mo]
-                 [--throttle-every N] [--drop-after N] [--delay-ms D]
+    smpp_smsc.py [--record FILE] [--dlr none|tlv|text|both|alternate] [--enroute] [--mo]
+                 [--throttle-every N] [--drop-after N] [--delay-ms D] [--no-tap]
 
 Prints `PORT <n>` (the wire tap's port on 127.0.0.1) as its only stdout line, and exits when its parent
-process is gone.
+process is gone. `--no-tap` prints smpp34's own port instead (no wire records, no drops): for benchmarks.
 
 smpp34's `Server` does the SMPP work: binds (it accepts any password), `enquire_link`, `generic_nack`,
 `unbind`, `submit_sm` answered through `SubmitSmEvent.accept(message_id)` / `.reject(status)`, and
@@ -61,10 +61,12 @@ def watch_parent():
 
 class Recorder:
     def __init__(self, path):
-        self.file = open(path, "a", buffering=1)
+        self.file = open(path, "a", buffering=1) if path else None
         self.lock = threading.Lock()
 
     def __call__(self, **entry):
+        if self.file is None:
+            return
         with self.lock:
             self.file.write(json.dumps(entry, sort_keys=True) + "\n")
 
@@ -110,11 +112,16 @@ class SMSC:
                 self.sessions.pop(event.session_id, None)
             elif isinstance(event, smpp34.SubmitSmEvent):
                 self.submits += 1
-                asyncio.create_task(self.answer(event, self.submits))
+                if self.args.delay_ms:
+                    asyncio.create_task(self.answer_later(event, self.submits))
+                else:
+                    self.answer(event, self.submits)
 
-    async def answer(self, event, number):
-        if self.args.delay_ms:
-            await asyncio.sleep(self.args.delay_ms / 1000)
+    async def answer_later(self, event, number):
+        await asyncio.sleep(self.args.delay_ms / 1000)
+        self.answer(event, number)
+
+    def answer(self, event, number):
         text = event.short_message.hex()
         if self.args.throttle_every and number % self.args.throttle_every == 0:
             self.record(smsc="submit", text=text, result="throttled")
@@ -237,13 +244,14 @@ class Tap:
 
 async def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--record", required=True)
+    parser.add_argument("--record")
     parser.add_argument("--dlr", choices=["none", "tlv", "text", "both", "alternate"], default="none")
     parser.add_argument("--enroute", action="store_true")
     parser.add_argument("--mo", action="store_true")
     parser.add_argument("--throttle-every", type=int, default=0)
     parser.add_argument("--drop-after", type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--no-tap", action="store_true")
     args = parser.parse_args()
     watch_parent()
     record = Recorder(args.record)
@@ -255,6 +263,9 @@ async def main():
     smsc = SMSC(args, record)
     asyncio.create_task(smsc.run(server))
 
+    if args.no_tap:
+        print("PORT", upstream, flush=True)
+        await asyncio.Event().wait()
     tap = Tap(args, record, upstream)
     listener = await asyncio.start_server(tap.handle, "127.0.0.1", 0)
     print("PORT", listener.sockets[0].getsockname()[1], flush=True)

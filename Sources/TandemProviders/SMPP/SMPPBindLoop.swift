@@ -75,9 +75,9 @@ final class SMPPBindLoop {
         let until = ContinuousClock.now + delay
         while true {
             let now = ContinuousClock.now
-            dispatcher.expire(now: now)
-            guard now < until, !dispatcher.isStopping else { return }
-            let wake = dispatcher.earliestDeadline.map { min($0, until) } ?? until
+            let (stopping, nextExpiry) = dispatcher.housekeeping(now: now)
+            guard now < until, !stopping else { return }
+            let wake = nextExpiry.map { min($0, until) } ?? until
             if SMPPPoll.wait(socket: nil, wakeup: wakeup, timeout: wake - now).woken { wakeup.drain() }
         }
     }

@@ -4,8 +4,9 @@ extension SMPPConnectionRun {
     /// Reads what the socket has, handles every complete PDU, then answers the `deliver_sm` among them.
     mutating func read() {
         var ended: String?
-        switch socket.receive(into: &buffer) {
-        case .data, .none: break
+        switch socket.receive(into: &scratch) {
+        case .data(let count): buffer.append(contentsOf: scratch[..<count])
+        case .none: break
         case .closed(let reason): ended = reason
         }
         let now = ContinuousClock.now
@@ -27,7 +28,11 @@ extension SMPPConnectionRun {
                 malformed(header, error)
             }
         }
-        buffer.removeFirst(offset)
+        if offset == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeFirst(offset)
+        }
         if closeReason == nil, let ended { closeReason = ended }
         answerDeliveries()
     }

@@ -15,6 +15,8 @@ struct SMPPConnectionRun {
     let socket: SMPPSocket
     var session: SMPPSession
     var buffer: [UInt8] = []
+    /// Where `recv` writes, reused for every read.
+    var scratch = [UInt8](repeating: 0, count: 65_536)
     var closeReason: String?
     var wasBound = false
     var graceDeadline: ContinuousClock.Instant?
@@ -34,14 +36,14 @@ struct SMPPConnectionRun {
         send(session.bind(settings.bindRequest, now: .now))
         while closeReason == nil {
             let now = ContinuousClock.now
-            dispatcher.expire(now: now)
-            if dispatcher.isStopping { windDown(now: now) }
+            let (stopping, nextExpiry) = dispatcher.housekeeping(now: now)
+            if stopping { windDown(now: now) }
             if closeReason == nil { pump(now: now) }
             if closeReason == nil { perform(session.tick(now: now)) }
             guard closeReason == nil else { break }
 
             var next = session.nextDeadline(now: now)
-            for candidate in [dispatcher.earliestDeadline, graceDeadline].compactMap({ $0 }) {
+            for candidate in [nextExpiry, graceDeadline].compactMap({ $0 }) {
                 next = next.map { min($0, candidate) } ?? candidate
             }
             let ready = SMPPPoll.wait(socket: socket, wakeup: loop.wakeup, timeout: next.map { $0 - .now })

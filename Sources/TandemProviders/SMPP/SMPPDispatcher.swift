@@ -147,16 +147,18 @@ final class SMPPDispatcher: Sendable {
         for bind in wake { wakeups[bind].wake() }
     }
 
-    /// When the next waiting part expires (for the threads' poll timeouts).
-    var earliestDeadline: ContinuousClock.Instant? { shared.withLock { $0.outbox.earliestDeadline } }
-
-    /// Rejects waiting parts past their deadline.
-    func expire(now: ContinuousClock.Instant) {
-        let expired = shared.withLock { shared -> [SMPPSubmission] in
-            guard let earliest = shared.outbox.earliestDeadline, earliest <= now else { return [] }
-            return shared.outbox.expire(now: now)
+    /// What a bind thread checks on every turn of its loop, in one lock: rejects waiting parts past their
+    /// deadline, and says whether the client is stopping and when the next waiting part expires.
+    func housekeeping(now: ContinuousClock.Instant) -> (stopping: Bool, nextExpiry: ContinuousClock.Instant?) {
+        var expired: [SMPPSubmission] = []
+        let state = shared.withLock { shared -> (Bool, ContinuousClock.Instant?) in
+            if let earliest = shared.outbox.earliestDeadline, earliest <= now {
+                expired = shared.outbox.expire(now: now)
+            }
+            return (shared.stopping, shared.outbox.earliestDeadline)
         }
         rejectExpired(expired)
+        return state
     }
 
     private func rejectExpired(_ submissions: [SMPPSubmission]) {

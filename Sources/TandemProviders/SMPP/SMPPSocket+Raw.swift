@@ -108,15 +108,13 @@ final class SMPPSocket: Sendable {
         case closed(String)
     }
 
-    /// Reads what is available into `buffer` (appended). Owning thread only.
-    func receive(into buffer: inout [UInt8], maximum: Int = 65_536) -> Received {
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: maximum))
-        let count = buffer.withUnsafeMutableBytes { raw in
-            recv(descriptor, raw.baseAddress! + start, maximum, 0)
+    /// Reads what is available into the front of `scratch` (at most its size): `.data(n)` for the first
+    /// `n` octets. Owning thread only.
+    func receive(into scratch: inout [UInt8]) -> Received {
+        let count = scratch.withUnsafeMutableBytes { raw in
+            recv(descriptor, raw.baseAddress!, raw.count, 0)
         }
         let code = errno
-        buffer.removeLast(maximum - max(count, 0))
         if count > 0 { return .data(count) }
         if count == 0 { return .closed("closed by the SMSC") }
         if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .none }
