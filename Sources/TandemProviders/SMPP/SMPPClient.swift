@@ -34,7 +34,7 @@ public final class SMPPClient: SMSSender, PinSender {
     }
 
     deinit {
-        // Threads notice, close their connections (without waiting for `unbind_resp`) and exit.
+        // Does not wait: the threads reject what is queued, unbind as in `shutdown()`, and exit.
         dispatcher.abandon()
     }
 
@@ -61,7 +61,9 @@ public final class SMPPClient: SMSSender, PinSender {
 
     /// Refuses new submits and rejects waiting ones, waits up to `shutdownGrace` for responses to parts in
     /// flight, sends `unbind` on every bind, waits for `unbind_resp` (up to `responseTimeout`), closes,
-    /// and returns once every bind thread has exited. Safe to call more than once.
+    /// and returns once every bind thread has exited. Parts still without a response at the close are
+    /// rejected (the SMSC may have taken them). A TCP connect in progress is not interrupted: it finishes or
+    /// times out (`connectTimeout`) first. Safe to call more than once.
     public func shutdown() async {
         await dispatcher.stop()
     }

@@ -81,13 +81,16 @@ extension SMPPConnectionRun {
             SMPPPDU.appendFrame(.deliverSMResp, sequence: sequence, body: [0], to: &writer)
         }
         let responses = writer.bytes
-        let count = reports.count
+        let handler = dispatcher.reportHandler
+        let reported = handler == nil ? 0 : reports.count
         dispatcher.update { status in
-            status.receiptsReported += count
+            status.receiptsReported += reported
             status.mobileOriginatedIgnored += mobileOriginated
         }
-        guard !reports.isEmpty, let handler = dispatcher.reportHandler else {
-            if !reports.isEmpty { logger.warning("SMPP receipts dropped: no report handler", ["count": .int(Int64(count))]) }
+        guard !reports.isEmpty, let handler else {
+            if !reports.isEmpty {
+                logger.warning("SMPP receipts dropped: no report handler", ["count": .int(Int64(reports.count))])
+            }
             send(responses)
             return
         }

@@ -19,6 +19,8 @@ struct SMPPConnectionRun {
     var scratch = [UInt8](repeating: 0, count: 65_536)
     var closeReason: String?
     var wasBound = false
+    /// The SMSC answered the bind with an error (already recorded as the bind error).
+    var bindRefused = false
     var graceDeadline: ContinuousClock.Instant?
     var deliveries: [(message: SMPPShortMessage, sequence: UInt32)] = []
 
@@ -66,7 +68,7 @@ struct SMPPConnectionRun {
                 logger.warning("SMPP connection lost; reconnecting", ["reason": .string(reason),
                                                                       "unanswered": .int(Int64(unanswered.count))])
             }
-        } else if !dispatcher.isStopping, !reason.hasPrefix("bind refused") {
+        } else if !dispatcher.isStopping, !bindRefused {
             loop.bindFailed(.connectionLost(reason))
         }
         if !unanswered.isEmpty {
@@ -136,6 +138,7 @@ struct SMPPConnectionRun {
                 logger.info("SMPP bound", ["smsc": .string(systemID), "host": .string(settings.host)])
             case .bindRefused(let status):
                 loop.bindFailed(.refused(status))
+                bindRefused = true
                 closeReason = "bind refused: \(status)"
             case .accepted(let part, let messageID):
                 dispatcher.update { $0.partsAccepted += 1 }
@@ -157,13 +160,5 @@ struct SMPPConnectionRun {
                 closeReason = closeReason ?? "unbound"
             }
         }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

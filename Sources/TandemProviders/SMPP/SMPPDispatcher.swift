@@ -43,9 +43,7 @@ final class SMPPDispatcher: Sendable {
 
     // MARK: Client side
 
-    var reportHandler: SMSReportHandler? {
-        get { shared.withLock { $0.handler } }
-    }
+    var reportHandler: SMSReportHandler? { shared.withLock { $0.handler } }
 
     func setReportHandler(_ handler: @escaping SMSReportHandler) {
         shared.withLock { $0.handler = handler }
