@@ -1,0 +1,35 @@
+/// Appends SMPP fields to a byte buffer: big-endian integers and C-octet strings (§3.1).
+struct SMPPWireWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    mutating func u16(_ value: UInt16) {
+        bytes.append(UInt8(value >> 8))
+        bytes.append(UInt8(value & 0xFF))
+    }
+
+    mutating func u32(_ value: UInt32) {
+        bytes.append(UInt8(value >> 24))
+        bytes.append(UInt8(value >> 16 & 0xFF))
+        bytes.append(UInt8(value >> 8 & 0xFF))
+        bytes.append(UInt8(value & 0xFF))
+    }
+
+    /// The string's UTF-8 octets and a NUL. Callers check lengths and characters beforehand: SMPP
+    /// C-octet strings are ASCII, and a NUL inside `text` would end the field early.
+    mutating func cString(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(0)
+    }
+
+    mutating func raw(_ octets: [UInt8]) { bytes.append(contentsOf: octets) }
+
+    mutating func tlv(_ tlv: SMPPTLV) {
+        u16(tlv.tag.rawValue)
+        u16(UInt16(truncatingIfNeeded: tlv.value.count))
+        raw(tlv.value)
+    }
+}
