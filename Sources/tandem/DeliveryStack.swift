@@ -65,6 +65,7 @@ final class DeliveryStack: Sendable {
 
     /// Recovers in-flight deliveries and timers, then starts the scheduler, the relay and housekeeping.
     func start() async throws {
+        providers.start()
         let report = try await scheduler.recover()
         logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
                                              "timersArmed": .int(Int64(report.timersArmed)),

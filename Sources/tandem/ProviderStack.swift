@@ -15,6 +15,7 @@ final class ProviderStack: Sendable {
     private let pushSimulator: PushSimulator?
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
+    private let smppClient: SMPPClient?
     private let clients: [HTTPClient]
     private let pushShutdown: [@Sendable () async -> Void]
     private let logger: Logger
@@ -60,9 +61,25 @@ final class ProviderStack: Sendable {
         switch providers.sms {
         case .simulator:
             let simulator = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
-            (sms, smsSimulator, pinSender, kannelDLR) = (simulator, simulator, pins, nil)
-        case .smpp:
-            throw CommandFailure(.failure, "providers.sms.smpp: SMPP is not wired yet")
+            (sms, smsSimulator, pinSender, kannelDLR, smppClient) = (simulator, simulator, pins, nil, nil)
+        case .smpp(let smpp):
+            var settings = SMPPClient.Settings(host: smpp.host, port: Int(smpp.port), systemID: smpp.systemID,
+                                               password: smpp.password.value)
+            settings.systemType = smpp.systemType
+            settings.providerName = smpp.name
+            settings.binds = smpp.binds
+            settings.window = smpp.window
+            settings.submitsPerSecond = smpp.submitsPerSecond.map(Double.init)
+            settings.enquireLinkInterval = smpp.enquireLinkInterval
+            settings.responseTimeout = smpp.responseTimeout
+            settings.reconnectBackoff = smpp.reconnectMin ... smpp.reconnectMax
+            let client: SMPPClient
+            do {
+                client = try SMPPClient(settings: settings, logger: logger.with(["component": "smpp"]))
+            } catch {
+                throw CommandFailure(.failure, "providers.sms.smpp: \(error)")
+            }
+            (sms, smsSimulator, pinSender, kannelDLR, smppClient) = (client, nil, client, nil, client)
         case .kannel(let kannel):
             let client = try Self.httpClient("providers.sms.kannel") { $0.defaultTimeout = kannel.timeout }
             clients.append(client)
@@ -78,7 +95,7 @@ final class ProviderStack: Sendable {
             } catch {
                 throw CommandFailure(.failure, "providers.sms.kannel: \(error)")
             }
-            (sms, smsSimulator, pinSender) = (sender, nil, sender)
+            (sms, smsSimulator, pinSender, smppClient) = (sender, nil, sender, nil)
             kannelDLR = KannelDLREndpoint.Settings(path: Self.path(of: kannel.dlrURL), token: kannel.dlrToken?.value,
                                                    providerName: settings.providerName)
         }
@@ -105,6 +122,7 @@ final class ProviderStack: Sendable {
     func connect(to scheduler: Scheduler) {
         let logger = logger
         smsSimulator?.onReport { reports in try await scheduler.recordSMSReports(reports) }
+        smppClient?.onReport { reports in try await scheduler.recordSMSReports(reports) }
         pushSimulator?.onReceipts { receipts in
             let events = receipts.map { key, device, receipt -> (DeliveryKey, DeliveryEvent) in
                 switch receipt {
@@ -128,8 +146,14 @@ final class ProviderStack: Sendable {
         }
     }
 
-    /// Releases connections (after the dispatcher is idle).
+    /// Starts what keeps its own connections (the SMPP binds), in the background.
+    func start() {
+        smppClient?.start()
+    }
+
+    /// Unbinds from the SMSC and releases connections (after the dispatcher is idle).
     func shutdown() async {
+        await smppClient?.shutdown()
         for stop in pushShutdown { await stop() }
         for client in clients { await client.shutdown() }
     }

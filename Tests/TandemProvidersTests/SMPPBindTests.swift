@@ -106,14 +106,3 @@ struct SMPPBindTests {
         #expect(throws: Never.self) { try SMPPClient(settings: testSettings(port: 2_775)) }
     }
 }
-
-/// A logger whose lines the test can read.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        Logger(minimumLevel: .debug, now: { 0 }, sink: { [self] line in self.lines.withLock { $0.append(line) } })
-    }
-
-    var all: [String] { lines.withLock { $0 } }
-}

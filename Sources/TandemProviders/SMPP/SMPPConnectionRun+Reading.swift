@@ -76,11 +76,7 @@ extension SMPPConnectionRun {
                 }
             }
         }
-        var writer = SMPPWireWriter(capacity: 17 * batch.count)
-        for (_, sequence) in batch {
-            SMPPPDU.appendFrame(.deliverSMResp, sequence: sequence, body: [0], to: &writer)
-        }
-        let responses = writer.bytes
+        let responses = Self.deliverSMResponses(to: batch.map(\.1), status: .ok)
         let handler = dispatcher.reportHandler
         let reported = handler == nil ? 0 : reports.count
         dispatcher.update { status in
@@ -95,10 +91,28 @@ extension SMPPConnectionRun {
             return
         }
         let socket = self.socket
+        let logger = self.logger
+        let sequences = batch.map(\.1)
         Task {
-            await handler(reports)
-            // If the connection ended meanwhile the SMSC sends the receipts again on the next one.
-            _ = socket.send(responses)
+            do {
+                try await handler(reports)
+                // If the connection ended meanwhile the SMSC sends the receipts again on the next one.
+                _ = socket.send(responses)
+            } catch {
+                // Not recorded: a temporary error makes the SMSC deliver the receipts again later.
+                logger.error("SMPP receipts not recorded; refused for redelivery",
+                             ["count": .int(Int64(reports.count)), "error": .string("\(error)")])
+                _ = socket.send(Self.deliverSMResponses(to: sequences, status: .temporaryAppError))
+            }
         }
+    }
+
+    /// One `deliver_sm_resp` per sequence number, with `status`, in one buffer.
+    private static func deliverSMResponses(to sequences: [UInt32], status: SMPPCommandStatus) -> [UInt8] {
+        var writer = SMPPWireWriter(capacity: 17 * sequences.count)
+        for sequence in sequences {
+            SMPPPDU.appendFrame(.deliverSMResp, status: status, sequence: sequence, body: [0], to: &writer)
+        }
+        return writer.bytes
     }
 }
