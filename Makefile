@@ -46,10 +46,10 @@ $(VENV)/.ready: Tests/integration/requirements.txt
 integration: $(VENV)/.ready
 	TANDEM_BIN=$(abspath $(DEBUG_BIN)) $(VENV)/bin/python -m pytest -q Tests/integration
 
-bench:
+bench: $(VENV)/.ready
 	@scripts/bootstrap.sh bench
 	$(SWIFT) build -c release --product tandem
-	@scripts/bench.sh $(RELEASE_BIN)
+	@PYTHON=$(abspath $(VENV))/bin/python scripts/bench.sh $(RELEASE_BIN)
 
 clean:
 	rm -rf .build $(VENV) data

@@ -36,3 +36,5 @@ echo "== (2) store: group commit vs single-row transactions (tandem bench store)
 echo
 echo "== (3) timers: hierarchical timer wheel beside a binary heap (tandem bench timers)"
 "$bin" bench timers 2> /dev/null
+echo
+PYTHON="${PYTHON:-.venv/bin/python}" scripts/bench-providers.sh "$bin" "$work"

@@ -24,6 +24,7 @@ if [ "$level" = test ] || [ "$level" = bench ]; then
 fi
 if [ "$level" = bench ]; then
   need_cmd wrk wrk
+  need_cmd h2load nghttp2-client
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
