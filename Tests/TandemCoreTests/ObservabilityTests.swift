@@ -24,6 +24,11 @@ struct ObservabilityTests {
         #expect(object["count"] as? Int == 3)
         #expect(object["who"] as? String == "+3161****678")
         #expect(line.hasPrefix("{\"ts\":1700000000.123,"))
+        // A narrower component replaces the wider one: one key, once.
+        logger.with(["component": "apns"]).info("narrower")
+        let narrower = try #require(lines.withLock { $0.last })
+        #expect(narrower.components(separatedBy: "\"component\"").count == 2)
+        #expect(narrower.contains("\"component\":\"apns\""))
     }
 
     @Test("control characters are escaped as \\u00XX")

@@ -100,9 +100,11 @@ struct ProviderConfigurationTests {
         (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "P"}, "reconnectMin": "10s", "reconnectMax": "1s"}}}}"#,
          "Config/test.json: providers.sms.smpp.reconnectMax: must not be below reconnectMin"),
         (#"{"providers": {"voice": {"webhook": {}}}}"#, "Config/test.json: providers.voice.webhook.url:"),
+        (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "LONG"}}}}}"#,
+         "Config/test.json: providers.sms.smpp.password: the password in LONG must be at most 8 printable ASCII characters"),
     ])
     func mistakes(json: String, expected: String) {
-        let message = problem(json, environment: ["P": "x"])
+        let message = problem(json, environment: ["P": "x", "LONG": "123456789"])
         #expect(message?.hasPrefix(expected) == true, "got \(message ?? "no error")")
     }
 }

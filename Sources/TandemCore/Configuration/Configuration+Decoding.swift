@@ -41,6 +41,10 @@ extension Configuration {
             break
         case .smpp(var smpp):
             smpp.password = try resolve(smpp.password, key: "providers.sms.smpp.password", file: file, environment: environment)
+            guard smpp.password.value.utf8.count <= 8, smpp.password.value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw ConfigurationError(file: file, key: "providers.sms.smpp.password",
+                                         problem: "the password in \(smpp.password.environmentVariable) must be at most 8 printable ASCII characters (SMPP 3.4)")
+            }
             providers.sms = .smpp(smpp)
         case .kannel(var kannel):
             kannel.password = try resolve(kannel.password, key: "providers.sms.kannel.password", file: file, environment: environment)

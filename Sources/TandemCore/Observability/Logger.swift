@@ -35,9 +35,11 @@ public struct Logger: Sendable {
         self.context = context
     }
 
-    /// A logger that adds `fields` to every line (e.g. `["component": "http"]`).
+    /// A logger that adds `fields` to every line (e.g. `["component": "http"]`); a field already in the
+    /// context is replaced, so a line never carries one key twice (`component: push` then `apns` → `apns`).
     public func with(_ fields: KeyValuePairs<String, Value>) -> Logger {
-        Logger(copying: self, context: context + fields.map { ($0.key, $0.value) })
+        let names = Set(fields.map(\.key))
+        return Logger(copying: self, context: context.filter { !names.contains($0.0) } + fields.map { ($0.key, $0.value) })
     }
 
     /// A logger that drops everything, for tests and tools.
