@@ -144,7 +144,9 @@ struct KannelDLRTests {
         let peer = try PythonPeer("kannel_fake.py", arguments: ["--fire", json, "--results", results])
         defer { peer.stop() }
 
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A bound for failure, not a pause: while other suites start their Python peers (a blocking read of
+        // the PORT line on a cooperative thread) this server's async handlers can wait seconds for a thread.
+        let deadline = ContinuousClock.now + .seconds(60)
         var lines: [String] = []
         while ContinuousClock.now < deadline {
             lines = ((try? String(contentsOfFile: results, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
