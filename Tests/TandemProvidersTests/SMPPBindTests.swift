@@ -79,7 +79,8 @@ struct SMPPBindTests {
         let attempted = await eventually { patient.status.bindAttempts >= 1 }
         #expect(attempted)
         waiting.cancel()
-        #expect(await waiting.value == .rejected(reason: "cancelled"))
+        // Cancelled while queued ("cancelled") or, if the task had not reached the queue yet, before it.
+        #expect(await waiting.value.rejection?.hasPrefix("cancelled") == true)
         await patient.shutdown()
     }
 
