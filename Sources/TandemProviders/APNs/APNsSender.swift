@@ -57,20 +57,10 @@ public final class APNsSender: PushSender {
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
         if Task.isCancelled || push.targets.isEmpty { return [:] }
         let log = logger.with(["delivery": .int(push.key.rawValue), "msisdn": .msisdn(push.msisdn)])
-        guard let app = push.content.app else {
-            log.warning("push rejected: the message names no app")
-            return Self.all(push.targets, .rejected(.other))
-        }
-        let stored: AppPushCredentials?
-        do {
-            stored = try await credentials.pushCredentials(for: app)
-        } catch {
-            log.error("push credentials could not be read", ["app": .string(app.description), "error": .string("\(error)")])
-            return Self.all(push.targets, .rejected(.transient))
-        }
-        guard let apns = stored?.apns else {
-            log.warning("push rejected: the app has no APNs credentials", ["app": .string(app.description)])
-            return Self.all(push.targets, .rejected(.other))
+        let apns: APNsCredentials
+        switch await PushFanOut.credentials(for: push, from: credentials, platform: "APNs", logger: log, \.apns) {
+        case .success(let found): apns = found
+        case .failure(let refused): return refused.verdicts
         }
         let start = clock.now()
         let payload = APNsPayload(title: push.content.sender, body: push.content.body, sound: settings.sound,
@@ -79,28 +69,14 @@ public final class APNsSender: PushSender {
         let deadline = PushRetryPolicy.retryDeadline(for: push.policy, from: start, providerMaximum: settings.providerMaximumTTL)
         let route = Route(credentials: apns, baseURL: apns.sandbox ? settings.sandboxURL : settings.productionURL,
                           deadline: deadline)
-        func notification(_ target: PushTarget) -> APNsNotification {
+        @Sendable func notification(_ target: PushTarget) -> APNsNotification {
             APNsNotification(token: target.token, topic: apns.topic, pushType: settings.pushType,
                              priority: push.policy.pushPriority, expiration: expiration,
                              collapseID: push.content.messageID.text,
                              apnsID: APNsNotification.apnsID(for: push.key, device: target.deviceID), payload: payload)
         }
-        if push.targets.count == 1, let target = push.targets.first {
-            let verdict = await deliver(notification(target), route: route,
-                                        logger: log.with(["device": .string(target.deviceID.description)]))
-            return verdict.map { [target.deviceID: $0] } ?? [:]
-        }
-        return await withTaskGroup(of: (DeviceID, PushVerdict?).self) { group in
-            for target in push.targets {
-                let item = notification(target)
-                let targetLog = log.with(["device": .string(target.deviceID.description)])
-                group.addTask { (target.deviceID, await self.deliver(item, route: route, logger: targetLog)) }
-            }
-            var verdicts: [DeviceID: PushVerdict] = [:]
-            for await (device, verdict) in group {
-                if let verdict { verdicts[device] = verdict }
-            }
-            return verdicts
+        return await PushFanOut.verdicts(for: push.targets, logger: log) { target, logger in
+            await self.deliver(notification(target), route: route, logger: logger)
         }
     }
 
@@ -138,9 +114,5 @@ public final class APNsSender: PushSender {
         mostInFlight.max(now, ordering: .relaxed)
         defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
         return try await client.send(request)
-    }
-
-    private static func all(_ targets: [PushTarget], _ verdict: PushVerdict) -> [DeviceID: PushVerdict] {
-        Dictionary(targets.map { ($0.deviceID, verdict) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -48,54 +48,31 @@ public final class FCMSender: PushSender {
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
         if Task.isCancelled || push.targets.isEmpty { return [:] }
         let log = logger.with(["delivery": .int(push.key.rawValue), "msisdn": .msisdn(push.msisdn)])
-        guard let app = push.content.app else {
-            log.warning("push rejected: the message names no app")
-            return Self.all(push.targets, .rejected(.other))
-        }
-        let stored: AppPushCredentials?
-        do {
-            stored = try await credentials.pushCredentials(for: app)
-        } catch {
-            log.error("push credentials could not be read", ["app": .string(app.description), "error": .string("\(error)")])
-            return Self.all(push.targets, .rejected(.transient))
-        }
-        guard let fcm = stored?.fcm else {
-            log.warning("push rejected: the app has no FCM credentials", ["app": .string(app.description)])
-            return Self.all(push.targets, .rejected(.other))
+        let fcm: FCMCredentials
+        switch await PushFanOut.credentials(for: push, from: credentials, platform: "FCM", logger: log, \.fcm) {
+        case .success(let found): fcm = found
+        case .failure(let refused): return refused.verdicts
         }
         let loaded: FCMAccounts.Loaded
         do {
             loaded = try accounts.account(at: fcm.serviceAccountPath)
         } catch {
-            log.error("FCM service account unusable", ["app": .string(app.description), "error": .string(error.description)])
-            return Self.all(push.targets, .rejected(.other))
+            log.error("FCM service account unusable", ["app": .string(push.content.app?.description ?? ""),
+                                                       "error": .string(error.description)])
+            return PushFanOut.all(push.targets, .rejected(.other))
         }
         let start = clock.now()
         let route = Route(loaded: loaded, url: settings.baseURL + "/v1/projects/" + loaded.account.projectID + "/messages:send",
                           expiry: start + min(push.policy.pushTTL.duration ?? settings.providerMaximumTTL, settings.providerMaximumTTL),
                           deadline: PushRetryPolicy.retryDeadline(for: push.policy, from: start,
                                                                   providerMaximum: settings.providerMaximumTTL))
-        func message(_ target: PushTarget) -> FCMMessage {
+        @Sendable func message(_ target: PushTarget) -> FCMMessage {
             FCMMessage(token: target.token.text, messageID: push.content.messageID, updateID: push.key,
                        sender: push.content.sender, text: push.content.body, includeNotification: settings.includeNotification,
                        priority: push.policy.pushPriority, payloadLimit: settings.maximumPayloadBytes)
         }
-        if push.targets.count == 1, let target = push.targets.first {
-            let verdict = await deliver(message(target), route: route,
-                                        logger: log.with(["device": .string(target.deviceID.description)]))
-            return verdict.map { [target.deviceID: $0] } ?? [:]
-        }
-        return await withTaskGroup(of: (DeviceID, PushVerdict?).self) { group in
-            for target in push.targets {
-                let item = message(target)
-                let targetLog = log.with(["device": .string(target.deviceID.description)])
-                group.addTask { (target.deviceID, await self.deliver(item, route: route, logger: targetLog)) }
-            }
-            var verdicts: [DeviceID: PushVerdict] = [:]
-            for await (device, verdict) in group {
-                if let verdict { verdicts[device] = verdict }
-            }
-            return verdicts
+        return await PushFanOut.verdicts(for: push.targets, logger: log) { target, logger in
+            await self.deliver(message(target), route: route, logger: logger)
         }
     }
 
@@ -112,9 +89,5 @@ public final class FCMSender: PushSender {
         let url: String
         let expiry: Timestamp
         let deadline: Timestamp
-    }
-
-    private static func all(_ targets: [PushTarget], _ verdict: PushVerdict) -> [DeviceID: PushVerdict] {
-        Dictionary(targets.map { ($0.deviceID, verdict) }, uniquingKeysWith: { first, _ in first })
     }
 }
