@@ -5,16 +5,11 @@ import Testing
 @Suite("Configuration: providers")
 struct ProviderConfigurationTests {
     private func load(_ json: String, environment: [String: String] = [:]) throws(ConfigurationError) -> Configuration {
-        try Configuration.load(data: Data(json.utf8), file: "Config/test.json", environment: environment)
+        try loadTestConfiguration(json, environment: environment)
     }
 
     private func problem(_ json: String, environment: [String: String] = [:]) -> String? {
-        do {
-            _ = try load(json, environment: environment)
-            return nil
-        } catch {
-            return error.description
-        }
+        testConfigurationProblem(json, environment: environment)
     }
 
     @Test("absent, \"simulator\" and an empty object all mean every provider simulated")

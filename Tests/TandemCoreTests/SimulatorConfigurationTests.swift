@@ -5,16 +5,11 @@ import Testing
 @Suite("Simulator configuration")
 struct SimulatorConfigurationTests {
     private func simulator(_ json: String) throws(ConfigurationError) -> Configuration.Simulator {
-        try Configuration.load(data: Data(#"{"simulator": \#(json)}"#.utf8), file: "Config/test.json", environment: [:]).simulator
+        try loadTestConfiguration(#"{"simulator": \#(json)}"#).simulator
     }
 
     private func problem(_ json: String) -> String? {
-        do {
-            _ = try simulator(json)
-            return nil
-        } catch {
-            return error.description
-        }
+        testConfigurationProblem(#"{"simulator": \#(json)}"#)
     }
 
     private static let token = PushToken("abc")!
