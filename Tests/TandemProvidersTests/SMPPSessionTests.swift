@@ -25,10 +25,10 @@ struct SMPPSessionTests {
         return session
     }
 
-    private func submit(_ part: SMPPPart, _ session: inout SMPPSession, at time: ContinuousClock.Instant) -> UInt32 {
+    private func submit(_ part: SMPPPart, _ session: inout SMPPSession, at time: ContinuousClock.Instant) throws -> UInt32 {
         var writer = SMPPWireWriter()
         session.submit(part, now: time, into: &writer)
-        return try! SMPPPDU.header(writer.bytes[...]).sequence
+        return try SMPPPDU.header(writer.bytes[...]).sequence
     }
 
     @Test("bind: OK binds; an error status is a refusal naming it")
@@ -45,12 +45,12 @@ struct SMPPSessionTests {
     }
 
     @Test("the window caps submits in flight; each response frees a place")
-    func window() {
+    func window() throws {
         var session = bound(limits(window: 2))
         let submission = SMPPSubmission(partCount: 3, deadline: at(60_000))
         #expect(session.canSubmit(now: at(2)))
-        let first = submit(part(0, of: submission), &session, at: at(2))
-        _ = submit(part(1, of: submission), &session, at: at(2))
+        let first = try submit(part(0, of: submission), &session, at: at(2))
+        _ = try submit(part(1, of: submission), &session, at: at(2))
         #expect(!session.canSubmit(now: at(2)) && session.windowSpace == 0 && session.submitsInFlight == 2)
         let actions = session.received(SMPPPDU(.submitSMResp(messageID: "m1"), sequence: first), now: at(3))
         guard case .accepted(let accepted, "m1")? = actions.first else { Issue.record("\(actions)"); return }
@@ -60,11 +60,11 @@ struct SMPPSessionTests {
     }
 
     @Test("ESME_RTHROTTLED hands the part back and pauses submits, doubling per streak, reset by an OK")
-    func throttled() {
+    func throttled() throws {
         var session = bound(limits(window: 5))
         let submission = SMPPSubmission(partCount: 3, deadline: at(60_000))
-        let a = submit(part(0, of: submission), &session, at: at(10))
-        let b = submit(part(1, of: submission), &session, at: at(10))
+        let a = try submit(part(0, of: submission), &session, at: at(10))
+        let b = try submit(part(1, of: submission), &session, at: at(10))
         let first = session.received(SMPPPDU(.submitSMResp(messageID: ""), sequence: a, status: .throttled), now: at(20))
         guard case .throttled(let back, .throttled, let pause)? = first.first else { Issue.record("\(first)"); return }
         #expect(back.index == 0 && pause == .milliseconds(100))
@@ -75,20 +75,20 @@ struct SMPPSessionTests {
         guard case .throttled(_, .messageQueueFull, let longer)? = second.first else { Issue.record("\(second)"); return }
         #expect(longer == .milliseconds(200))
         #expect(SMPPSession.backoff(.milliseconds(100) ... .milliseconds(250), streak: 3) == .milliseconds(250))
-        let c = submit(part(2, of: submission), &session, at: at(300))
+        let c = try submit(part(2, of: submission), &session, at: at(300))
         _ = session.received(SMPPPDU(.submitSMResp(messageID: "ok"), sequence: c), now: at(301))
-        let d = submit(part(0, of: submission), &session, at: at(302))
+        let d = try submit(part(0, of: submission), &session, at: at(302))
         let third = session.received(SMPPPDU(.submitSMResp(messageID: ""), sequence: d, status: .throttled), now: at(303))
         guard case .throttled(_, _, let reset)? = third.first else { Issue.record("\(third)"); return }
         #expect(reset == .milliseconds(100))
     }
 
     @Test("a permanent error status refuses the part; generic_nack counts as a refusal too")
-    func refused() {
+    func refused() throws {
         var session = bound(limits())
         let submission = SMPPSubmission(partCount: 2, deadline: at(60_000))
-        let a = submit(part(0, of: submission), &session, at: at(2))
-        let b = submit(part(1, of: submission), &session, at: at(2))
+        let a = try submit(part(0, of: submission), &session, at: at(2))
+        let b = try submit(part(1, of: submission), &session, at: at(2))
         let bad = session.received(SMPPPDU(.submitSMResp(messageID: ""), sequence: a, status: .invalidDestinationAddress),
                                    now: at(3))
         guard case .refused(_, .invalidDestinationAddress)? = bad.first else { Issue.record("\(bad)"); return }
@@ -97,16 +97,16 @@ struct SMPPSessionTests {
     }
 
     @Test("submitsPerSecond spaces submits; a few milliseconds of lateness are made up")
-    func rate() {
+    func rate() throws {
         var session = bound(limits(window: 100, interval: .milliseconds(100)))
         let submission = SMPPSubmission(partCount: 4, deadline: at(60_000))
-        _ = submit(part(0, of: submission), &session, at: at(0))
+        _ = try submit(part(0, of: submission), &session, at: at(0))
         #expect(!session.canSubmit(now: at(99)) && session.canSubmit(now: at(100)))
         #expect(session.nextDeadline(now: at(50)) == at(100))
-        _ = submit(part(1, of: submission), &session, at: at(103)) // woke 3 ms late
+        _ = try submit(part(1, of: submission), &session, at: at(103)) // woke 3 ms late
         #expect(session.canSubmit(now: at(200)))                    // the next slot is still at 200
-        _ = submit(part(2, of: submission), &session, at: at(200))
-        _ = submit(part(3, of: submission), &session, at: at(5_000)) // after a quiet spell, no burst
+        _ = try submit(part(2, of: submission), &session, at: at(200))
+        _ = try submit(part(3, of: submission), &session, at: at(5_000)) // after a quiet spell, no burst
         #expect(!session.canSubmit(now: at(5_001)))
     }
 
@@ -142,10 +142,10 @@ struct SMPPSessionTests {
     }
 
     @Test("close hands back exactly the parts without a response, in the order written")
-    func closeHandsBack() {
+    func closeHandsBack() throws {
         var session = bound(limits(window: 5))
         let submission = SMPPSubmission(partCount: 4, deadline: at(60_000))
-        let sequences = (0..<4).map { submit(part($0, of: submission), &session, at: at(2)) }
+        let sequences = try (0..<4).map { try submit(part($0, of: submission), &session, at: at(2)) }
         _ = session.received(SMPPPDU(.submitSMResp(messageID: "b"), sequence: sequences[1]), now: at(3))
         _ = session.received(SMPPPDU(.submitSMResp(messageID: "d"), sequence: sequences[3]), now: at(3))
         #expect(session.close().map(\.index) == [0, 2])
