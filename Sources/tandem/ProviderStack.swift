@@ -35,6 +35,7 @@ final class ProviderStack: Sendable {
         case .services(let apnsConfiguration, let fcmConfiguration):
             let clock = SystemClock()
             let pushLogger = logger.with(["component": "push"])
+            let credentials = CachedPushCredentials(credentials, clock: clock)
             do {
                 var apnsSettings = APNsSender.Settings()
                 apnsSettings.productionURL = apnsConfiguration.productionURL
