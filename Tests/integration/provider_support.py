@@ -2,6 +2,7 @@
 behind its wire tap, the APNs fake), their recordings read back, and the `providers` configuration that
 points `tandem serve` at them."""
 import json
+import re
 import select
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 
 from conftest import REPO, run_tandem, wait_for
+from device_support import IOS_UA, Device
 
 PEERS = REPO / "Tests" / "peers"
 SMPP_PASSWORD_ENV = "TANDEM_TEST_SMPP_PASSWORD"
@@ -85,6 +87,7 @@ class Submit:
         self.conn = entry["conn"]
         self.seq = entry["seq"]
         self.message_id = message_id
+        self.t = entry.get("t")  # when the SMSC's tap saw it (Unix seconds)
         raw = bytes.fromhex(self.fields["short_message"])
         self.udh = b""
         if self.fields["esm_class"] & 0x40:
@@ -225,3 +228,29 @@ def wait_quiet(probe, quiet=0.5, timeout=5):
         elif time.monotonic() - since >= quiet:
             return now
     raise AssertionError(f"{probe} kept changing for {timeout}s")
+
+
+def smsc_number(msisdn):
+    """The destination_addr Tandem writes for a "00…" or "+…" number: international digits, TON 1."""
+    return msisdn[2:] if msisdn.startswith("00") else msisdn.lstrip("+")
+
+
+def registered_ios_device(server, smsc, app_key, secret, app_name, msisdn, push_token):
+    """An iOS install registered with its push token and number at once, then verified with the PIN read from
+    the submit_sm that reached the SMSC (the next SMS to that number)."""
+    destination = smsc_number(msisdn)
+    before = len(smsc.submits(destination))
+    device = Device(server, app_key, secret, IOS_UA)
+    reply = device.register({"PushToken": push_token, "Msisdn": msisdn})
+    assert reply.status == 200, reply
+    assert (reply.json()["Platform"], reply.json()["RegistrationStatus"]) == ("iOS", "WaitingForPin"), reply
+    submit = smsc.wait_for_submits(destination, before + 1)[before]
+    found = re.fullmatch(rf"Your {app_name} verification code is (\d{{4}})", submit.text or "")
+    assert found, submit
+    # A PIN SMS asks for no receipt and goes from the configured sender (alphanumeric: TON 5, NPI 0).
+    assert (submit.registered_delivery, submit.source_addr, submit.source_addr_ton, submit.source_addr_npi,
+            submit.dest_addr_ton, submit.dest_addr_npi) == (0, "Verify", 5, 0, 1, 1), submit.fields
+    reply = device.update({"VerificationCode": found.group(1)})
+    assert reply.status == 200, reply
+    assert (reply.json()["RegistrationStatus"], reply.json()["RegisteredForPushNotification"]) == ("PinVerified", True), reply
+    return device

@@ -5,16 +5,15 @@ fake (Tests/peers/apns_fake.py, which answers by the device token's prefix: `okâ
 Unregistered). Each test checks both sides: what the peers got on the wire, and what Tandem reports (the
 message view, the device API, the sender's webhook)."""
 import json
-import re
 import time
 
 import pytest
 
 from conftest import wait_for
-from device_support import IOS_UA, Device, create_app_with_secret, error_lines
+from device_support import create_app_with_secret, error_lines
 from gateway_support import WebhookReceiver, create_account, http, messages_request, msg
 from provider_support import (APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC, APNs, SMSC, SMPP_PASSWORD_ENV, providers_config,
-                              set_apns, set_webhook, wait_quiet)
+                              registered_ios_device, set_apns, set_webhook, wait_quiet)
 
 FAST = {"statusReports": {"initialRetryDelay": "100ms", "maximumRetryDelay": "1s", "pollInterval": "20ms"}}
 THIRTY_DAYS = 30 * 24 * 3600  # the push TTL of the Default policy ("providerMaximum")
@@ -72,25 +71,6 @@ def final_recipient(server, token, message_id, timeout=10):
 
 def events(recipient, kind):
     return [(e["event"], e["detail"]) for e in recipient["events"] if e["event"] == kind]
-
-
-def registered_ios_device(server, smsc, app_key, secret, app_name, msisdn, push_token):
-    """An iOS install registered with its push token and number at once, then verified with the PIN read from
-    the submit_sm that reached the SMSC (the first SMS to that number)."""
-    device = Device(server, app_key, secret, IOS_UA)
-    reply = device.register({"PushToken": push_token, "Msisdn": msisdn})
-    assert reply.status == 200, reply
-    assert (reply.json()["Platform"], reply.json()["RegistrationStatus"]) == ("iOS", "WaitingForPin"), reply
-    [submit] = smsc.wait_for_submits("31" + msisdn[4:], 1)
-    found = re.fullmatch(rf"Your {app_name} verification code is (\d{{4}})", submit.text or "")
-    assert found, submit
-    # A PIN SMS asks for no receipt and goes from the configured sender (alphanumeric: TON 5, NPI 0).
-    assert (submit.registered_delivery, submit.source_addr, submit.source_addr_ton, submit.source_addr_npi,
-            submit.dest_addr_ton, submit.dest_addr_npi) == (0, "Verify", 5, 0, 1, 1), submit.fields
-    reply = device.update({"VerificationCode": found.group(1)})
-    assert reply.status == 200, reply
-    assert (reply.json()["RegistrationStatus"], reply.json()["RegisteredForPushNotification"]) == ("PinVerified", True), reply
-    return device
 
 
 def test_sms_over_smpp_with_delivery_receipts(smsc, webhook, serve):

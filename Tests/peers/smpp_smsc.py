@@ -19,7 +19,10 @@ Record: one JSON object per line, appended to FILE:
   (submit_sm adds "fields" decoded by smpp34 and "inflight", the submit_sm on that connection without a
   response, this one included; submit_sm_resp adds "message_id"); {"tap": "drop", "conn": k} when it cuts.
 - the server: {"smsc": "submit", "text": hex, "result": "accepted"|"throttled", "message_id": id} and
-  {"smsc": "dlr", "message_id": id, "form": ...}.
+  {"smsc": "dlr", "message_id": id, "form": ...}; {"smsc": "dlr_queued", ...} when a receipt could not be
+  delivered (no bound session, or the connection went before its deliver_sm_resp): like a real SMSC it is
+  stored and sent again to the next session that binds ({"smsc": "dlr", ..., "redelivery": true}).
+Every record has "t": the wall-clock time (Unix seconds) it was written, for timing assertions.
 
 --drop-after N closes the connection right after forwarding the Nth submit_sm_resp to the client (once):
 everything forwarded before reached the client, nothing after did.
@@ -67,6 +70,7 @@ class Recorder:
     def __call__(self, **entry):
         if self.file is None:
             return
+        entry["t"] = time.time()
         with self.lock:
             self.file.write(json.dumps(entry, sort_keys=True) + "\n")
 
@@ -100,12 +104,16 @@ class SMSC:
         self.submits = 0
         self.next_id = 0x1A2B0000
         self.dlrs = 0
+        self.undelivered = []  # receipts waiting for a session: (event, message_id, state, form)
 
     async def run(self, server):
         while True:
             event = await server.next()
             if isinstance(event, smpp34.Esme):
                 self.sessions[event.session_id] = event
+                waiting, self.undelivered = self.undelivered, []
+                for receipt in waiting:
+                    asyncio.create_task(self.receipt(event, *receipt, redelivery=True))
                 if self.args.mo:
                     asyncio.create_task(self.mobile_originated(event))
             elif isinstance(event, smpp34.Unbound):
@@ -137,8 +145,6 @@ class SMSC:
 
     async def receipts(self, event, message_id):
         esme = self.sessions.get(event.session_id)
-        if esme is None:
-            return
         destination = event.destination_addr
         state = 5 if destination.endswith("000") else 3 if destination.endswith("999") else 2
         if self.args.enroute:
@@ -149,7 +155,13 @@ class SMSC:
             form = "tlv" if self.dlrs % 2 else "text"
         await self.receipt(esme, event, message_id, state, form)
 
-    async def receipt(self, esme, event, message_id, state, form):
+    async def receipt(self, esme, event, message_id, state, form, redelivery=False):
+        if esme is None or esme.session_id not in self.sessions:
+            esme = next(iter(self.sessions.values()), None)  # any live session of the ESME
+        if esme is None:
+            self.undelivered.append((event, message_id, state, form))
+            self.record(smsc="dlr_queued", message_id=message_id, reason="no session")
+            return
         stat = STATES[state]
         err = "000" if state == 2 else "001"
         text = b""
@@ -160,13 +172,15 @@ class SMSC:
         if form in ("tlv", "both"):
             tlvs = [smpp34.Tlv(smpp34.TLV_RECEIPTED_MESSAGE_ID, message_id.encode() + b"\0"),
                     smpp34.Tlv(smpp34.TLV_MESSAGE_STATE, bytes([state]))]
-        self.record(smsc="dlr", message_id=message_id, form=form, state=state)
+        self.record(smsc="dlr", message_id=message_id, form=form, state=state, redelivery=redelivery)
         try:
             await esme.deliver_sm(event.source_addr, text, source_addr=event.destination_addr,
                                   source_addr_ton=1, source_addr_npi=1, dest_addr_ton=event.source_addr_ton,
                                   dest_addr_npi=event.source_addr_npi, esm_class=0x04, tlvs=tlvs)
-        except Exception as error:  # the connection may be gone
-            self.record(smsc="dlr_failed", message_id=message_id, error=str(error))
+        except Exception as error:  # the connection went before the deliver_sm_resp: keep it for the next bind
+            self.sessions.pop(esme.session_id, None)
+            self.undelivered.append((event, message_id, state, form))
+            self.record(smsc="dlr_queued", message_id=message_id, reason=str(error))
 
     async def mobile_originated(self, esme):
         await asyncio.sleep(0.05)
