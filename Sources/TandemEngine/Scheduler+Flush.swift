@@ -89,11 +89,13 @@ extension Scheduler {
         for (item, key) in zip(started, keys) {
             let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
             if !entry.delivery.isFinal { entries[key] = entry }
+            trackSMSSubmission(of: entry)
             act(item.actions, key: key, entry: entry)
         }
         for item in changed {
             guard let entry = entries[item.key] else { continue }
             if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
+            trackSMSSubmission(of: entry)
             if entry.delivery.isFinal { entries[item.key] = nil }
             act(item.actions, key: item.key, entry: entry)
         }

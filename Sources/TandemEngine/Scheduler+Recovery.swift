@@ -29,6 +29,7 @@ extension Scheduler {
             let entry = item
             entries[item.key] = entry
             indexSMSParts(of: entry, final: false)
+            trackSMSSubmission(of: entry)
             report.deliveries += 1
             for (kind, deadline) in item.delivery.timers {
                 if deadline <= now { report.timersOverdue += 1 } else { report.timersArmed += 1 }

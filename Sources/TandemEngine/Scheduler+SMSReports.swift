@@ -13,29 +13,60 @@ extension Scheduler {
     /// A report is matched by its provider and part id: first among in-flight deliveries, then in the
     /// store (a delivery already final gets the report in its event log only). A report can overtake the
     /// submit it belongs to — an SMSC may send the DLR before the dispatcher has recorded `smsSubmitted` —
-    /// so one that matches nothing waits up to `smsReportGrace` for that submission, then is dropped with
-    /// a warning. Not guaranteed: that a report for an id the provider reused reaches the older delivery.
+    /// so one that matches nothing waits for that submission, up to `smsReportGrace`, and only while some
+    /// submission is still unrecorded (otherwise nothing could match it: a report for an id the crash
+    /// window lost, or another system's). The matched reports of a batch are committed first, without
+    /// waiting; the unmatched ones wait together, then are committed or dropped with a warning.
+    /// Not guaranteed: that a report for an id the provider reused reaches the older delivery.
     public func recordSMSReports(_ reports: [SMSDeliveryReport]) async throws {
-        var events: [(DeliveryKey, DeliveryEvent)] = []
+        var matched: [(DeliveryKey, DeliveryEvent)] = []
+        var unmatched: [SMSDeliveryReport] = []
         for report in reports {
             let part = SMSPart(provider: report.provider, reference: report.reference)
             var key = smsParts[part]
-            if key == nil { key = try await store.deliveryKey(smsProvider: report.provider, reference: report.reference) }
-            if key == nil { key = await awaitSubmission(of: part) }
+            if key == nil {
+                key = try await store.deliveryKey(smsProvider: report.provider, reference: report.reference)
+                // The store read suspended this actor: the submission may have been indexed meanwhile.
+                if key == nil { key = smsParts[part] }
+            }
+            if let key {
+                matched.append((key, .smsPartReported(reference: report.reference, report.outcome)))
+            } else {
+                unmatched.append(report)
+            }
+        }
+        if !matched.isEmpty { _ = try await record(matched) }
+        guard !unmatched.isEmpty else { return }
+
+        let deadline = clock.now() + smsReportGrace
+        let keys = await withTaskGroup(of: (Int, DeliveryKey?).self) { group in
+            for (index, report) in unmatched.enumerated() {
+                let part = SMSPart(provider: report.provider, reference: report.reference)
+                group.addTask { (index, await self.awaitSubmission(of: part, until: deadline)) }
+            }
+            var keys = [DeliveryKey?](repeating: nil, count: unmatched.count)
+            for await (index, key) in group { keys[index] = key }
+            return keys
+        }
+        var late: [(DeliveryKey, DeliveryEvent)] = []
+        for (report, key) in zip(unmatched, keys) {
             guard let key else {
                 logger.warning("SMS report matches no delivery", ["provider": .string(report.provider),
                                                                   "reference": .string(report.reference),
                                                                   "outcome": .string(report.outcome.rawValue)])
                 continue
             }
-            events.append((key, .smsPartReported(reference: report.reference, report.outcome)))
+            late.append((key, .smsPartReported(reference: report.reference, report.outcome)))
         }
-        _ = try await record(events)
+        if !late.isEmpty { _ = try await record(late) }
     }
 
-    /// Waits until `part` is indexed by a committed `smsSubmitted`, or `smsReportGrace` passes (nil).
-    private func awaitSubmission(of part: SMSPart) async -> DeliveryKey? {
-        let deadline = clock.now() + smsReportGrace
+    /// The delivery `part` belongs to once a committed `smsSubmitted` indexes it; nil at `deadline`, or at
+    /// once (or as soon as it becomes true) when no submission is left unrecorded. The index check and the
+    /// registration happen in one actor turn, so an indexing in between cannot be missed.
+    private func awaitSubmission(of part: SMSPart, until deadline: Timestamp) async -> DeliveryKey? {
+        if let key = smsParts[part] { return key }
+        guard !smsSubmitsOutstanding.isEmpty else { return nil }
         let clock = self.clock
         return await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryKey?, Never>) in
             smsWaiters[part, default: []].append(continuation)
@@ -49,6 +80,18 @@ extension Scheduler {
     private func giveUpWaiting(for part: SMSPart) {
         guard let waiters = smsWaiters.removeValue(forKey: part) else { return }
         for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    /// Tracks the deliveries whose SMS submission is not recorded yet (after a commit, or at recovery);
+    /// when none is left, reports still waiting cannot match anything any more and stop waiting.
+    func trackSMSSubmission(of entry: Entry) {
+        if entry.delivery.state == .awaitingSMSSubmit {
+            smsSubmitsOutstanding.insert(entry.key)
+        } else if smsSubmitsOutstanding.remove(entry.key) != nil, smsSubmitsOutstanding.isEmpty, !smsWaiters.isEmpty {
+            let waiting = smsWaiters
+            smsWaiters.removeAll()
+            for waiter in waiting.values.joined() { waiter.resume(returning: nil) }
+        }
     }
 
     /// Keeps the part index in step with a delivery after its change committed: parts of a new submission

@@ -73,6 +73,8 @@ public actor Scheduler {
     var smsParts: [SMSPart: DeliveryKey] = [:]
     /// Reports that overtook their submission, waiting for it.
     var smsWaiters: [SMSPart: [CheckedContinuation<DeliveryKey?, Never>]] = [:]
+    /// Deliveries asked to send an SMS whose submission (or rejection) is not recorded yet.
+    var smsSubmitsOutstanding: Set<DeliveryKey> = []
     let smsReportGrace: Duration
 
     public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,

@@ -63,10 +63,13 @@ final class DeliveryStack: Sendable {
         providers.register(in: &router, scheduler: scheduler)
     }
 
-    /// Recovers in-flight deliveries and timers, then starts the scheduler, the relay and housekeeping.
+    /// Recovers in-flight deliveries and timers, then starts the providers (SMPP binds), the scheduler,
+    /// the relay and housekeeping. Recovery comes first: an SMSC sends the receipts it kept for us as soon
+    /// as we bind, and a receipt recorded before its delivery is back in memory would only reach the event
+    /// log, leaving the delivery waiting for a report forever. (SMS that recovery resubmits wait for a bind.)
     func start() async throws {
-        providers.start()
         let report = try await scheduler.recover()
+        providers.start()
         logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
                                              "timersArmed": .int(Int64(report.timersArmed)),
                                              "timersOverdue": .int(Int64(report.timersOverdue)),

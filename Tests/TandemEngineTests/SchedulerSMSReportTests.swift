@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TandemCore
 @testable import TandemEngine
@@ -34,14 +35,12 @@ struct SchedulerSMSReportTests {
         #expect(h.store.events(for: key).filter { $0 == "smsPartReported" }.count == 3)
     }
 
-    @Test("a report under another provider's name does not match the same id")
+    @Test("a report under another provider's name does not match the same id, and with no submission outstanding it does not wait")
     func providerMatters() async throws {
-        let h = H(configuration: Scheduler.Configuration(smsReportGrace: .seconds(1)))
+        let h = H()
         let key = try await startSMS(h)
-        let waiting = Task { try await h.scheduler.recordSMSReports([report("smsc-1", .delivered, provider: "kannel")]) }
-        while await h.scheduler.waitingSMSReports == 0 { await Task.yield() }
-        h.clock.advance(to: SchedulerTests.at(2))   // the grace ends: the report is dropped
-        try await waiting.value
+        try await h.scheduler.recordSMSReports([report("smsc-1", .delivered, provider: "kannel")])  // returns at once
+        #expect(await h.scheduler.waitingSMSReports == 0)
         #expect(await h.scheduler.delivery(for: key)?.state == .awaitingSMSReport)
     }
 
@@ -61,12 +60,143 @@ struct SchedulerSMSReportTests {
 
     @Test("a report that overtakes its submit waits for it and is then applied")
     func overtakingReport() async throws {
-        let h = H()
-        // The report arrives first: nothing has this id yet.
+        let sms = HeldSMSSender()
+        let h = H(smsSender: sms)
+        let key = try await startHeldSMS(h, sms)
+        // The SMSC's report arrives while the submission is still being recorded.
         let early = Task { try await h.scheduler.recordSMSReports([report("smsc-1", .delivered)]) }
         while await h.scheduler.waitingSMSReports == 0 { await Task.yield() }
-        let key = try await startSMS(h)
+        sms.releaseAll()
         try await early.value
         #expect(h.store.reports(for: key) == [.delivered])
+    }
+
+    @Test("a waiting report gives up as soon as no submission is left unrecorded, or when the grace ends")
+    func waitingEnds() async throws {
+        let sms = HeldSMSSender()
+        let h = H(smsSender: sms, configuration: Scheduler.Configuration(smsReportGrace: .seconds(10)))
+        let key = try await startHeldSMS(h, sms)
+        // Not this submission's id: it waits while the submission is outstanding, and stops when it is recorded.
+        let stray = Task { try await h.scheduler.recordSMSReports([report("smsc-other", .delivered)]) }
+        while await h.scheduler.waitingSMSReports == 0 { await Task.yield() }
+        sms.releaseAll()
+        try await stray.value   // no clock movement needed
+        #expect(await h.scheduler.delivery(for: key)?.state == .awaitingSMSReport)
+
+        // With another submission outstanding, the grace bounds the wait.
+        _ = try await startHeldSMS(h, sms)
+        let late = Task { try await h.scheduler.recordSMSReports([report("smsc-other", .delivered)]) }
+        while await h.scheduler.waitingSMSReports == 0 { await Task.yield() }
+        h.clock.advance(to: SchedulerTests.at(10))
+        try await late.value
+        #expect(await h.scheduler.waitingSMSReports == 0)
+        sms.releaseAll()
+    }
+
+    @Test("matched reports in a batch are committed without waiting for an unmatched one beside them")
+    func matchedFirst() async throws {
+        let sms = HeldSMSSender()
+        let h = H(smsSender: sms)
+        let first = try await startHeldSMS(h, sms)
+        sms.releaseAll()
+        await h.dispatcher.waitUntilIdle()
+        let second = try await startHeldSMS(h, sms)
+        let batch = Task { try await h.scheduler.recordSMSReports([report("smsc-1", .delivered), report("smsc-2", .failed)]) }
+        #expect(await eventually { h.store.reports(for: first) == [.delivered] })
+        #expect(await eventually { await h.scheduler.waitingSMSReports == 1 })
+        sms.releaseAll()
+        try await batch.value
+        #expect(h.store.reports(for: second) == [.failed])
+    }
+
+    @Test("a submission indexed while the report's store lookup was in progress is still found")
+    func lookupRace() async throws {
+        let store = GatedLookupStore()
+        let sms = HeldSMSSender()
+        let h = H(store: store.inner, smsSender: sms)
+        let scheduler = Scheduler(store: store, dispatcher: h.dispatcher, clock: h.clock)
+        let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
+        let key = try await scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+                                                                    decision: .sms(route), smsValidity: .seconds(3_600))])[0]
+        while sms.held == 0 { await Task.yield() }
+        // The report misses the index and reads the store (which has no such id yet); while that read is
+        // in progress the submission is recorded and indexed.
+        let reporting = Task { try await scheduler.recordSMSReports([report("smsc-1", .delivered)]) }
+        while !store.lookupStarted { await Task.yield() }
+        sms.releaseAll()
+        await h.dispatcher.waitUntilIdle()
+        store.openLookups()
+        try await reporting.value
+        #expect(store.inner.reports(for: key) == [.delivered])
+    }
+
+    /// Starts an SMS whose submission the sender holds until `releaseAll()` (none may be held before).
+    func startHeldSMS(_ h: H, _ sms: HeldSMSSender) async throws -> DeliveryKey {
+        let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
+        let key = try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+                                                                      decision: .sms(route), smsValidity: .seconds(3_600))])[0]
+        while sms.held == 0 { await Task.yield() }
+        return key
+    }
+}
+
+/// An SMS sender that holds every submission until released: the submission stays unrecorded meanwhile.
+/// Ids are `smsc-<n>`, n counting from 1.
+final class HeldSMSSender: SMSSender {
+    private let state = Mutex<(submitted: Int, held: [CheckedContinuation<Void, Never>])>((0, []))
+    var providerName: String { "recording" }
+    var held: Int { state.withLock { $0.held.count } }
+
+    func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
+        let number = state.withLock { state -> Int in
+            state.submitted += 1
+            return state.submitted
+        }
+        await withCheckedContinuation { continuation in state.withLock { $0.held.append(continuation) } }
+        return .submitted(references: ["smsc-\(number)"])
+    }
+
+    func releaseAll() {
+        for continuation in state.withLock({ state in defer { state.held = [] }; return state.held }) { continuation.resume() }
+    }
+}
+
+/// The in-memory store, except that `deliveryKey` answers as of when it was asked but returns only once
+/// `openLookups()` is called: a slow store read.
+final class GatedLookupStore: DeliveryStore {
+    let inner = InMemoryDeliveryStore()
+    private let gate = Mutex<(started: Bool, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, false, []))
+    var lookupStarted: Bool { gate.withLock { $0.started } }
+
+    func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey] {
+        try await inner.commit(requests: requests, inserts: inserts, changes: changes)
+    }
+
+    func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws {
+        try await inner.appendLateEvent(event, to: key, at: at)
+    }
+
+    func loadInFlight() async throws -> [StoredDelivery] { try await inner.loadInFlight() }
+
+    func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey? {
+        let answer = try await inner.deliveryKey(smsProvider: provider, reference: reference)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = gate.withLock { gate -> Bool in
+                gate.started = true
+                if !gate.open { gate.waiting.append(continuation) }
+                return gate.open
+            }
+            if open { continuation.resume() }
+        }
+        return answer
+    }
+
+    func openLookups() {
+        let waiting = gate.withLock { gate -> [CheckedContinuation<Void, Never>] in
+            gate.open = true
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

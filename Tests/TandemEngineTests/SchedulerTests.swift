@@ -27,11 +27,12 @@ struct SchedulerTests {
         let scheduler: Scheduler
 
         init(store: InMemoryDeliveryStore = InMemoryDeliveryStore(), push: RecordingPushSender = RecordingPushSender(),
-             sms: RecordingSMSSender = RecordingSMSSender(), configuration: Scheduler.Configuration = Scheduler.Configuration()) {
+             sms: RecordingSMSSender = RecordingSMSSender(), smsSender: (any SMSSender)? = nil,
+             configuration: Scheduler.Configuration = Scheduler.Configuration()) {
             self.store = store
             self.push = push
             self.sms = sms
-            dispatcher = Dispatcher(push: push, sms: sms)
+            dispatcher = Dispatcher(push: push, sms: smsSender ?? sms)
             scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock, configuration: configuration)
         }
 

@@ -38,13 +38,19 @@ class Server:
                 cfg[key] = value
         self.config_path = tmp_path / "config.json"
         self.config_path.write_text(json.dumps(cfg))
-        self.stdout_path = tmp_path / "serve.out"
-        self.stderr_path = tmp_path / "serve.err"
+        self.env = env
+        self.launch()
+
+    def launch(self, name="serve"):
+        """Starts `tandem serve` on this server's config and database (again, after a crash: `name` names its
+        own output files) and waits until it listens."""
+        self.stdout_path = self.tmp_path / f"{name}.out"
+        self.stderr_path = self.tmp_path / f"{name}.err"
         full_env = dict(os.environ)
-        full_env.update(env or {})
-        self.process = subprocess.Popen(
-            [BIN, "serve", "--config", str(self.config_path)],
-            stdout=open(self.stdout_path, "wb"), stderr=open(self.stderr_path, "wb"), env=full_env, cwd=REPO)
+        full_env.update(self.env or {})
+        with open(self.stdout_path, "wb") as stdout, open(self.stderr_path, "wb") as stderr:
+            self.process = subprocess.Popen([BIN, "serve", "--config", str(self.config_path)],
+                                            stdout=stdout, stderr=stderr, env=full_env, cwd=REPO)
         match = wait_for(self._url, timeout=30, what="the server to print its URL")
         self.url = match
         self.host, port = re.match(r"http://([\d.]+):(\d+)", match).groups()

@@ -2,6 +2,7 @@
 import json
 import sqlite3
 import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -74,7 +75,7 @@ class WebhookReceiver:
                     fail = receiver.failures > 0
                     if fail:
                         receiver.failures -= 1
-                    receiver.posts.append({"body": body, "status": 503 if fail else 200,
+                    receiver.posts.append({"body": body, "status": 503 if fail else 200, "t": time.time(),
                                            "content_type": self.headers.get("Content-Type")})
                 self.send_response(503 if fail else 200)
                 self.send_header("Content-Length", "0")

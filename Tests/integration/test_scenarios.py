@@ -23,7 +23,7 @@ import pytest
 
 from conftest import REPO, Server, wait_for
 from device_support import create_app_with_secret, error_lines
-from gateway_support import WebhookReceiver, create_account, http, messages_request, msg
+from gateway_support import WebhookReceiver, create_account, http, messages_request, msg, query
 from provider_support import (APNs, SMSC, SMPP_PASSWORD_ENV, providers_config, registered_ios_device, set_apns,
                               set_webhook, smsc_number, wait_quiet)
 
@@ -389,10 +389,23 @@ def test_10_the_device_journey_register_verify_push_ack_read(world):
 
 
 def test_sigterm_drains_and_unbinds(world):
-    """Last: SIGTERM stops the server cleanly — exit 0, SMPP unbound — with every scenario's state stored."""
-    world.server.stop()
-    assert world.server.process.returncode == 0, world.server.stderr()
-    written = [r for r in world.smsc.records() if r.get("tap") == "c2s"]
-    assert written[-1]["command"] == "unbind", written[-3:]
+    """Last: SIGTERM right after a message was accepted — the server stops accepting, lets the SMS it already
+    started finish and stores its submission, unbinds from the SMSC, and exits 0."""
+    number = "0031600009901"
+    line = world.send([number], "Sent while shutting down", "drain")
+    world.server.terminate()
+    assert world.server.wait() == 0, world.server.stderr()
+    [submit] = world.sms(number)
+    assert submit.message_id, submit
+    stored = query(world.server, """SELECT e.kind, e.detail FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id
+                                    JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? ORDER BY e.id""",
+                   (line["messageId"],))
+    assert stored[:2] == [("routed", "sms (noAppKey) as Default"), ("smsSubmitted", f"smpp {submit.message_id}")], stored
+    # The unbind is the last request Tandem writes (a receipt that crossed it on the wire is still answered).
+    written = [r["command"] for r in world.smsc.records() if r.get("tap") == "c2s"]
+    unbind = written.index("unbind")
+    assert written.count("unbind") == 1 and set(written[unbind + 1:]) <= {"deliver_sm_resp"}, written[-5:]
     log = [line.get("msg") for line in world.server.log_lines()]
     assert "shutting down" in log and log[-1] == "stopped", log[-5:]
+    with pytest.raises(OSError):  # no longer accepting
+        http(world.server, "GET", "/healthz")
