@@ -96,6 +96,7 @@ extension Scheduler {
             guard let entry = entries[item.key] else { continue }
             if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             trackSMSSubmission(of: entry)
+            logFallback(item.actions, of: entry)
             if entry.delivery.isFinal { entries[item.key] = nil }
             act(item.actions, key: item.key, entry: entry)
         }
@@ -105,6 +106,23 @@ extension Scheduler {
             case .outcomes(let continuation, let outcomes): continuation?.resume(returning: outcomes)
             }
         }
+    }
+
+    /// One info line when a push falls back to SMS (a notable event for operators; first-choice SMS, as
+    /// frequent as bulk sends, are not logged).
+    private func logFallback(_ actions: [DeliveryAction], of entry: Entry) {
+        guard let cause = entry.delivery.smsCause, cause.isFallback,
+              actions.contains(where: { if case .sendSMS = $0 { true } else { false } }) else { return }
+        let why = switch cause {
+        case .noRead: "the push was not read within the policy's window"
+        case .noDeliveryAck: "the push was not acknowledged within the policy's window"
+        case .pushFailed: "every device refused the push"
+        case .manual: "the sender asked for the SMS"
+        case .noAppKey, .pushNotAllowed, .noPushableDevice, .notificationsDisabled: cause.rawValue
+        }
+        logger.info("falling back to SMS: \(why)", ["delivery": .int(entry.key.rawValue), "cause": .string(cause.rawValue),
+                                                     "message": .string(entry.content.messageID.text),
+                                                     "msisdn": .msisdn(entry.msisdn)])
     }
 
     /// After the commit: timers into the wheel, network actions to the dispatcher.
