@@ -15,7 +15,7 @@ DEBUG_BIN := .build/debug/tandem
 help:
 	@echo "make run     build (release) and serve $(CONFIG) on http://127.0.0.1:8080"
 	@echo "make test    unit tests (swift test) and black-box integration tests"
-	@echo "make bench   HTTP (wrk) and store (group commit) benchmarks"
+	@echo "make bench   every benchmark (HTTP, store, timers, providers, memory) and a summary table"
 
 bootstrap:
 	@scripts/bootstrap.sh build

@@ -41,6 +41,8 @@ echo "== (1b) POST /v1.0/message, 1 recipient, JSON: wrk -t2 -c64 -d10s (http.th
 printf '   requests/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 20,000 req/s, p99 < 10 ms)\n' \
   "$rps" "$p50" "$p99" "$healthz" "$(python3 -c "print(f'{$rps/$healthz:.2f}')")"
 printf '   requests completed: %s, non-2xx: %s, deliveries stored: %s\n' "$requests" "$bad" "$((after - before))"
+record single_rps "$rps"; record single_p50 "$p50"; record single_p99 "$p99"; record single_requests "$requests"
+record single_non2xx "$bad"; record single_stored "$((after - before))"; record single_conditions "POST /v1.0/message JSON, 1 recipient, durable before reply; wrk -t2 -c64 -d10s"
 
 before=$(count)
 run bulk 8 10s
@@ -50,5 +52,8 @@ echo "== (1c) POST /v1.0/message, 1,000 recipients per request: wrk -t2 -c8 -d10
 printf '   recipients/s: %s   (%s requests/s, p50 %s, p99 %s)   (target >= 200,000 recipients/s)\n' \
   "$(python3 -c "print(f'{$rps*1000:,.0f}')")" "$rps" "$p50" "$p99"
 printf '   requests completed: %s, non-2xx: %s, deliveries stored: %s\n' "$requests" "$bad" "$((after - before))"
+record bulk_rps "$rps"; record bulk_recipients_per_s "$(python3 -c "print(f'{$rps*1000:.0f}')")"; record bulk_p99 "$p99"
+record bulk_requests "$requests"; record bulk_non2xx "$bad"; record bulk_stored "$((after - before))"
+record bulk_conditions "POST /v1.0/message JSON, 1,000 recipients per request, durable before reply; wrk -t2 -c8 -d10s; recipients/s = req/s × 1,000"
 kill -TERM "$server"; wait "$server" || true
 trap - EXIT

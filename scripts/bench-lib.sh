@@ -19,3 +19,9 @@ wrk_summary() {
   awk '/Requests\/sec/ {r=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} /requests in/ {n=$1} /Non-2xx/ {bad=$NF}
        END {printf "%s %s %s %s %s", r, p50, p99, n, (bad==""?0:bad)}' "$1"
 }
+
+# record KEY VALUE: appends "KEY=VALUE" to WORKDIR/results.env (needs `work` set), the figures that
+# scripts/bench-table.py prints as the summary table at the end of `make bench`.
+record() {
+  printf '%s=%s\n' "$1" "$2" >> "$work/results.env"
+}

@@ -105,6 +105,9 @@ printf '   deliveries prepared: %s; requests completed: %s, non-2xx: %s; acks re
   "$stored" "$requests" "$bad" "$((after - before))" "$final"
 printf '   server CPU during the run: %s%% of one core (wrk shares the same %s cores)\n' \
   "$(( (cpu_after - cpu_before) * 100 / $(getconf CLK_TCK) / 5 ))" "$(nproc)"
+record receipts_rps "$rps"; record receipts_p50 "$p50"; record receipts_p99 "$p99"; record receipts_requests "$requests"
+record receipts_non2xx "$bad"; record receipts_acked "$((after - before))"; record receipts_prepared "$stored"
+record receipts_conditions "PUT /v1.0/messages, MAC-signed, pre-generated, one in-flight delivery each, committed before the 204; wrk -t2 -c$connections -d5s"
 if [ "$bad" != 0 ] || [ $((after - before)) -lt $((requests - bad)) ]; then
   echo "   RECEIPTS LOST OR REFUSED"; grep -m5 '"level":"error"' "$work/receipts.log" || true
 fi
