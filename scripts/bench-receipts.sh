@@ -19,11 +19,14 @@ JSON
 token=$("$bin" account create Bench --config "$work/receipts.json" | awk '/product token/ {print $3}')
 app=$("$bin" app create BenchApp --account "$token" --config "$work/receipts.json")
 key=$(awk '/app key/ {print $3}' <<< "$app"); secret=$(awk '/app secret/ {print $3}' <<< "$app")
-# Verified, pushable installs, one per number (as the device API leaves them after a PIN check).
+# Verified, pushable installs, one per number (as the device API leaves them after a PIN check). Their tokens
+# start `noack`: the push simulator accepts those pushes and its simulated app never acknowledges them, so every
+# receipt wrk sends is the first for a delivery still in flight (other tokens the simulated app would ack and read
+# itself, and the run would measure receipts for deliveries already final).
 sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $devices)
   INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
   SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
-         printf('+316%08d', i), 'Android', printf('token-%d', i), 'PinVerified', 0, 0 FROM n"
+         printf('+316%08d', i), 'Android', printf('noack-%d', i), 'PinVerified', 0, 0 FROM n"
 
 start_server "$bin" "$work/receipts.json" "$work/receipts"
 trap 'kill "$server" 2>/dev/null || true' EXIT
