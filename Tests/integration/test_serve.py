@@ -3,7 +3,6 @@ import http.client
 import json
 import socket
 import threading
-import time
 
 from prometheus_client.parser import text_string_to_metric_families
 
