@@ -37,10 +37,10 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
-        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
+        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite"]),
-        .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders", "TandemCore", "TandemCrypto"]),
+        .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders", "TandemCore", "TandemCrypto", "TandemTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

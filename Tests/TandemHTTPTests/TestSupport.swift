@@ -1,5 +1,6 @@
 import Foundation
 @testable import TandemHTTP
+@_exported import TandemTestSupport
 
 /// Runs blocking work (raw sockets) on a dedicated thread so it never blocks
 /// the Swift concurrency pool, which async handlers under test need.
@@ -11,16 +12,6 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         thread.stackSize = 1 << 20
         thread.start()
     }
-}
-
-/// Polls `condition` every few milliseconds until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }
 
 /// Starts a server on 127.0.0.1, port 0.

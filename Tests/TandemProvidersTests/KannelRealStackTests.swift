@@ -36,7 +36,7 @@ struct KannelRealStackTests {
                   let document = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return ([], []) }
             return (document["submits"] as? [[String: Any]] ?? [], document["callbacks"] as? [[String: Any]] ?? [])
         }
-        #expect(await eventuallyAsync { await !received().callbacks.isEmpty })
+        #expect(await eventually { await !received().callbacks.isEmpty })
         let (submits, callbacks) = await received()
         let submit = try #require(submits.first)
         #expect(submit["destination"] as? String == String(number.dropFirst()))

@@ -126,7 +126,7 @@ struct KannelSMSSenderTests {
             "text": ["Grüße aus Köln ✓"], "coding": ["2"], "charset": ["UTF-8"], "validity": ["120"], "dlr-mask": ["19"],
             "dlr-url": ["\(fake.base)/_dlr-sink?ref=\(Self.reference)&type=%d&reply=%A&time=%T&to=%p&token=tok-1"],
         ])
-        #expect(await eventuallyAsync { ((try? await fake.received().sink) ?? []).count == 1 })
+        #expect(await eventually { ((try? await fake.received().sink) ?? []).count == 1 })
         let callback = try #require(try await fake.received().sink.first)
         #expect(callback["ref"] == [Self.reference])
         #expect(callback["type"] == ["1"])

@@ -18,7 +18,7 @@ struct SMPPBindTests {
             $0.maximumQueueWait = .milliseconds(200)
         }, logger: lines.logger)
         client.start()
-        let retried = await eventually(within: .seconds(10)) {
+        let retried = await eventually(timeout: .seconds(10)) {
             peer.records.filter { $0.bind == "tandem" && $0.ok == false }.count >= 2 && client.status.bindAttempts >= 2
         }
         #expect(retried)

@@ -53,9 +53,9 @@ struct SMPPSMSCTests {
         #expect(references[2] == parts.map { idByText[$0.shortMessage] })
 
         // One final receipt per part (ENROUTE ones are not reported), TLV-only and text-only alike.
-        let allReported = await eventually(within: .seconds(10)) { inbox.all.count >= 6 }
+        let allReported = await eventually(timeout: .seconds(10)) { inbox.all.count >= 6 }
         #expect(allReported)
-        let answered = await eventually(within: .seconds(10)) {
+        let answered = await eventually(timeout: .seconds(10)) {
             let records = peer.records
             let sent = records.filter { $0.tap == "s2c" && $0.command == "deliver_sm" }.count
             return sent == 13 && records.filter { $0.tap == "c2s" && $0.command == "deliver_sm_resp" }.count == sent

@@ -67,13 +67,3 @@ final class LogLines: Sendable {
     var logger: Logger { Logger(minimumLevel: .debug, now: { 0 }, sink: { line in self.lines.withLock { $0.append(line) } }) }
     var all: [String] { lines.withLock { $0 } }
 }
-
-/// Polls an async `condition` every 5 ms for at most `limit` of real time (a bound for failures, not a pause).
-func eventuallyAsync(within limit: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
-}

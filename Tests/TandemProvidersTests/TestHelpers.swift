@@ -1,5 +1,6 @@
 import XCTest
 @testable import TandemProviders
+@_exported import TandemTestSupport
 
 extension HTTPClient {
     /// The error `send` throws for `request`, or nil if it returns a response.
@@ -28,17 +29,6 @@ extension HTTPClientResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Polls `condition` (a state change the test cannot be told about) every 5 ms, for at most
-/// `limit`; returns whether it became true.
-func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + limit
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
 
 func configuration(_ adjust: (inout HTTPClient.Configuration) -> Void = { _ in }) -> HTTPClient.Configuration {
     var configuration = HTTPClient.Configuration()

@@ -100,12 +100,14 @@ public final class RecordingSMSSender: SMSSender {
     public var sent: [SMSRequest] { state.withLock { $0 } }
 }
 
-/// Yields until `condition` holds or `timeout` of real time passes (a bound for failures, not a pause).
+/// Polls `condition` (a state change the test cannot be told about) every 2 ms until it holds or
+/// `timeout` of real time passes — a bound for failures, not a pause. It sleeps between polls rather
+/// than spinning, so on a small machine the work it waits for gets the CPU.
 public func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !(await condition()) {
         if ContinuousClock.now >= deadline { return false }
-        await Task.yield()
+        try? await Task.sleep(for: .milliseconds(2))
     }
     return true
 }
