@@ -8,7 +8,7 @@ import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from conftest import run_tandem
+from conftest import run_tandem, wait_for
 
 
 def create_account(server, name="Acme"):
@@ -55,6 +55,28 @@ def messages_request(token, *msgs):
 
 def msg(to, body="Hello", sender="Tandem", **extra):
     return {"from": sender, "to": [{"number": number} for number in to], "body": {"content": body}, **extra}
+
+
+def send_message(server, token, to, body, sender="Acme", **extra):
+    """POSTs one CM `msg`; returns its response line, asserted Accepted (its deliveries are durable then)."""
+    status, reply, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(to, body, sender=sender, **extra)))
+    assert status == 200, reply
+    line = json.loads(reply)["messages"][0]
+    assert line["status"] == "Accepted", line
+    return line
+
+
+def message_view(server, token, id_or_reference):
+    """`GET /v1.0/message/{id}` as the sender sees it, asserted 200."""
+    status, body, _ = http(server, "GET", f"/v1.0/message/{id_or_reference}", headers={"X-CM-PRODUCTTOKEN": token})
+    assert status == 200, body
+    return json.loads(body)
+
+
+def final_recipient(server, token, message_id, timeout=10):
+    """The message's first recipient once its delivery is final."""
+    return wait_for(lambda: (lambda r: r if r["final"] else None)(message_view(server, token, message_id)["recipients"][0]),
+                    timeout=timeout, what=f"message {message_id} to be final")
 
 
 class WebhookReceiver:

@@ -9,7 +9,7 @@ import uuid
 from conftest import wait_for
 from device_support import (ANDROID_UA, IOS_UA, Device, create_app_with_secret, error_lines, pin_deliveries, send,
                             verify, wait_for_pin)
-from gateway_support import create_account, http, messages_request, msg
+from gateway_support import create_account, final_recipient, message_view, send_message
 
 # The simulated app never acknowledges: these tests send the receipts themselves.
 FAST = {"simulator": {"push": {"latency": "1ms", "default": {"behaviour": "neverAck"}},
@@ -17,20 +17,6 @@ FAST = {"simulator": {"push": {"latency": "1ms", "default": {"behaviour": "never
         "statusReports": {"initialRetryDelay": "100ms", "maximumRetryDelay": "1s", "pollInterval": "20ms"}}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$")  # the spec's format: UTC, no zone letter
 GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-
-
-def send_message(server, token, to, body, sender="MyShop", **extra):
-    status, reply, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(to, body, sender=sender, **extra)))
-    assert status == 200, reply
-    line = json.loads(reply)["messages"][0]
-    assert line["status"] == "Accepted", line
-    return line["messageId"]
-
-
-def view(server, token, message_id):
-    status, body, _ = http(server, "GET", f"/v1.0/message/{message_id}", headers={"X-CM-PRODUCTTOKEN": token})
-    assert status == 200, body
-    return json.loads(body)
 
 
 def inbox_when(device, predicate, query=""):
@@ -86,8 +72,8 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
                                                     "RegistrationStatus": "PinVerified", "RegisteredForPushNotification": True}
 
     # A Default message through the gateway with the app key is pushed to the install and listed in its inbox.
-    message_id = send_message(server, token, ["0031612345678"], "Your parcel is on its way", appKey=app_key,
-                              reference="journey-1")
+    message_id = send_message(server, token, ["0031612345678"], "Your parcel is on its way", sender="MyShop",
+                              appKey=app_key, reference="journey-1")["messageId"]
     messages = inbox_when(device, lambda found: len(found) == 1 and found[0]["Status"] == "Accepted")
     listed = messages[0]
     update_id = listed["UpdateID"]
@@ -96,7 +82,7 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
     assert {k: v for k, v in listed.items() if k not in ("UpdateID", "DateTime")} == {
         "ID": message_id, "Recipient": "0031612345678", "Sender": "MyShop", "Body": "Your parcel is on its way",
         "Status": "Accepted"}
-    recipient = view(server, token, message_id)["recipients"][0]
+    recipient = message_view(server, token, message_id)["recipients"][0]
     assert (recipient["updateId"], recipient["status"], recipient["final"]) == (int(update_id), "Accepted", False)
 
     # The delivery receipt: 204, and the sender sees the recipient Delivered by push (final).
@@ -104,8 +90,7 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
     ack_headers = device.headers("PUT", "/v1.0/messages")
     reply = send(server, "PUT", "/v1.0/messages", ack_body, ack_headers)
     assert (reply.status, reply.body) == (204, b""), reply
-    recipient = wait_for(lambda: (lambda r: r if r["final"] else None)(view(server, token, message_id)["recipients"][0]),
-                         what="the delivery to be final")
+    recipient = final_recipient(server, token, message_id)
     assert (recipient["status"], recipient["channel"], recipient["fallback"], recipient["smsCause"]) == (
         "Delivered", "Push", False, None), recipient
     events = [event["event"] for event in recipient["events"]]
@@ -118,7 +103,7 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
     assert device.receipt(ack_body).status == 204
     assert device.receipt(ack_body, ts=int(time.time()) - 120).status == 204
     # Acks of a final delivery are logged in its timeline and change nothing; the replay was not logged.
-    final = view(server, token, message_id)["recipients"][0]
+    final = message_view(server, token, message_id)["recipients"][0]
     assert (final["status"], final["channel"], final["final"], final["updatedAt"]) == (
         "Delivered", "Push", True, recipient["updatedAt"])
     assert [(event["event"], event["detail"]) for event in final["events"][1:]] == [
@@ -128,7 +113,7 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
     # Read receipt (the app displayed it), then notifications off, then a SIM change.
     reply = device.receipt({"UpdateID": update_id, "ReadByRecipient": "2026-11-21T10:00:00.000"})
     assert (reply.status, reply.body) == (204, b""), reply
-    events = view(server, token, message_id)["recipients"][0]["events"]
+    events = message_view(server, token, message_id)["recipients"][0]["events"]
     assert (events[-1]["event"], events[-1]["detail"], len(events)) == ("readReported", device.device_id, 6)
     reply = device.update({"NotificationsEnabled": False, "PushToken": "fcm-token-2"})
     assert reply.status == 200 and reply.json()["NotificationsEnabled"] is False
@@ -279,9 +264,9 @@ def test_tenant_isolation_between_apps_on_one_number(serve):
     reply = bob_device.update({"VerificationCode": delivered["pin"]})
     assert (reply.json()["RegistrationStatus"], reply.json()["RegisteredForPushNotification"]) == ("PinVerified", True)
 
-    message_id = send_message(server, alice, ["0031612345678"], "For Alice's app only", appKey=alice_key)
+    message_id = send_message(server, alice, ["0031612345678"], "For Alice's app only", appKey=alice_key)["messageId"]
     update_id = inbox_when(alice_device, lambda found: len(found) == 1)[0]["UpdateID"]
-    assert view(server, alice, message_id)["recipients"][0]["updateId"] == int(update_id)
+    assert message_view(server, alice, message_id)["recipients"][0]["updateId"] == int(update_id)
 
     # Bob's install on the same number sees nothing and cannot acknowledge or read Alice's message.
     assert bob_device.messages().json() == []
@@ -295,7 +280,7 @@ def test_tenant_isolation_between_apps_on_one_number(serve):
     # Nor can Bob's app use Alice's install (the DeviceID is another app's).
     reply = bob_device.receipt({"UpdateID": update_id, "Status": "Delivered"}, device_id=alice_device.device_id)
     assert reply.status == 400 and reply.json() == {"Message": "the DeviceID is not known for this app"}, reply
-    recipient = view(server, alice, message_id)["recipients"][0]
+    recipient = message_view(server, alice, message_id)["recipients"][0]
     assert (recipient["status"], recipient["final"]) == ("Accepted", False), recipient
 
     # Alice's own install, on another number, does not see it either; an unknown UpdateID is 404 as well.
@@ -307,7 +292,7 @@ def test_tenant_isolation_between_apps_on_one_number(serve):
 
     # The install it was pushed to can.
     assert alice_device.receipt({"UpdateID": update_id, "Status": "Delivered"}).status == 204
-    recipient = wait_for(lambda: (lambda r: r if r["final"] else None)(view(server, alice, message_id)["recipients"][0]))
+    recipient = final_recipient(server, alice, message_id)
     assert (recipient["status"], recipient["channel"]) == ("Delivered", "Push")
     assert bob_device.messages().json() == []
     assert error_lines(server) == []

@@ -4,14 +4,13 @@ asks for one with a DELIVRD receipt), and push over APNs — HTTP/2, TLS, ES256 
 fake (Tests/peers/apns_fake.py, which answers by the device token's prefix: `ok…` 200, `gone…` 410
 Unregistered). Each test checks both sides: what the peers got on the wire, and what Tandem reports (the
 message view, the device API, the sender's webhook)."""
-import json
 import time
 
 import pytest
 
 from conftest import wait_for
 from device_support import create_app_with_secret, error_lines
-from gateway_support import WebhookReceiver, create_account, http, messages_request, msg
+from gateway_support import WebhookReceiver, create_account, final_recipient, message_view, send_message
 from provider_support import (APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC, APNs, SMSC, SMPP_PASSWORD_ENV, providers_config,
                               registered_ios_device, set_apns, set_webhook, wait_quiet)
 
@@ -48,25 +47,6 @@ def webhook():
     receiver = WebhookReceiver()
     yield receiver
     receiver.close()
-
-
-def send_message(server, token, to, body, sender="Acme", **extra):
-    status, reply, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(to, body, sender=sender, **extra)))
-    assert status == 200, reply
-    line = json.loads(reply)["messages"][0]
-    assert line["status"] == "Accepted", line
-    return line
-
-
-def view(server, token, message_id):
-    status, body, _ = http(server, "GET", f"/v1.0/message/{message_id}", headers={"X-CM-PRODUCTTOKEN": token})
-    assert status == 200, body
-    return json.loads(body)
-
-
-def final_recipient(server, token, message_id, timeout=10):
-    return wait_for(lambda: (lambda r: r if r["final"] else None)(view(server, token, message_id)["recipients"][0]),
-                    timeout=timeout, what=f"message {message_id} to be final")
 
 
 def events(recipient, kind):
@@ -165,11 +145,11 @@ def test_device_journey_over_smpp_and_apns(smsc, apns, serve):
     jwt_header, claims = apns.verify_jwt(request["jwt"])   # the signature checked here too, with the .p8's key
     assert (jwt_header["alg"], jwt_header["kid"], claims["iss"]) == ("ES256", APNS_KEY_ID, APNS_TEAM_ID), jwt_header
     assert abs(claims["iat"] - sent_at) < 60, claims
-    recipient = view(server, token, message_id)["recipients"][0]
+    recipient = message_view(server, token, message_id)["recipients"][0]
     payload = request["payload"]
     assert (payload["messageId"], payload["updateId"]) == (message_id, str(recipient["updateId"])), payload
     assert payload["aps"]["alert"] == {"title": "MyShop", "body": "Your parcel is on its way"}, payload
-    wait_for(lambda: events(view(server, token, message_id)["recipients"][0], "pushAccepted"), what="pushAccepted")
+    wait_for(lambda: events(message_view(server, token, message_id)["recipients"][0], "pushAccepted"), what="pushAccepted")
     assert device.messages().json()[0]["UpdateID"] == payload["updateId"]
 
     # The app acknowledges with the UpdateID from the push: Delivered by push, final.

@@ -14,7 +14,6 @@ shortened from 30 s to WINDOW. Timing is asserted against the server's own recor
 routed: an SMS fallback is never before the deadline (SMSC arrival time and the timer's event) and arrives
 within TOLERANCE after it.
 """
-import json
 import os
 import time
 from datetime import datetime
@@ -23,7 +22,8 @@ import pytest
 
 from conftest import REPO, Server, wait_for
 from device_support import create_app_with_secret, error_lines
-from gateway_support import WebhookReceiver, create_account, http, messages_request, msg, query
+from gateway_support import (WebhookReceiver, create_account, final_recipient, http, message_view, query,
+                             send_message)
 from provider_support import (APNs, SMSC, SMPP_PASSWORD_ENV, providers_config, registered_ios_device, set_apns,
                               set_webhook, smsc_number, wait_quiet)
 
@@ -67,25 +67,15 @@ class World:
         return registered_ios_device(self.server, self.smsc, self.app_key, self.secret, APP, msisdn, push_token)
 
     def send(self, to, body, reference, **extra):
-        """POSTs a CM message; returns its response line once Accepted (the deliveries are durable then)."""
-        request = messages_request(self.token, msg(to, body, sender="Acme", reference=reference, **extra))
-        status, reply, _ = http(self.server, "POST", "/v1.0/message", request)
-        assert status == 200, reply
-        line = json.loads(reply)["messages"][0]
-        assert line["status"] == "Accepted", line
-        return line
+        return send_message(self.server, self.token, to, body, reference=reference, **extra)
 
     # The five views.
 
     def recipients(self, message_id):
-        status, body, _ = http(self.server, "GET", f"/v1.0/message/{message_id}", headers={"X-CM-PRODUCTTOKEN": self.token})
-        assert status == 200, body
-        return json.loads(body)["recipients"]
+        return message_view(self.server, self.token, message_id)["recipients"]
 
     def final(self, message_id, timeout=10):
-        """The message's one recipient once final."""
-        return wait_for(lambda: (lambda r: r if r["final"] else None)(self.recipients(message_id)[0]),
-                        timeout=timeout, what=f"message {message_id} to be final")
+        return final_recipient(self.server, self.token, message_id, timeout=timeout)
 
     def when(self, message_id, event):
         """Waits for the first `event` in the recipient's timeline and returns it."""
