@@ -9,7 +9,7 @@ bin="$1"; work="$2"; healthz="$3"
 source "$(dirname "$0")/bench-lib.sh"
 cat > "$work/gateway.json" <<JSON
 { "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$work/gateway.sqlite" },
-  "policies": "$(pwd)/Policies", "log": { "accessLog": false } }
+  "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false } }
 JSON
 token=$("$bin" account create Bench --config "$work/gateway.json" | awk '/product token/ {print $3}')
 python3 - "$token" "$work" <<'PY'

@@ -19,7 +19,7 @@ bin="$1"; work="$2"; n="${3:-200000}"; warmup=2000
 db="$work/memory.sqlite"
 cat > "$work/memory.json" <<JSON
 { "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$db" },
-  "policies": "$(pwd)/Policies", "log": { "accessLog": false },
+  "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false },
   "scheduler": { "expectedTimers": $((n + warmup + 1000)) } }
 JSON
 token=$("$bin" account create Bench --config "$work/memory.json" | awk '/product token/ {print $3}')

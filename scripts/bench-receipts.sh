@@ -12,7 +12,7 @@ devices=1000
 db="$work/receipts.sqlite"
 cat > "$work/receipts.json" <<JSON
 { "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$db" },
-  "policies": "$(pwd)/Policies", "log": { "accessLog": false },
+  "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false },
   "scheduler": { "expectedTimers": $((deliveries + 1000)) },
   "deviceAPI": { "hosts": ["bench.tandem.test"] } }
 JSON

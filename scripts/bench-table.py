@@ -221,8 +221,8 @@ def conditions():
         f"build: {value('build')}; commit {value('commit')}; {value('date')}; "
         f"load average at start {value('load_start')}, at end {value('load_end')}",
         f"load average (1 min) as each section started: {loads or 'n/a'} (other work on the machine shows here)",
-        "servers: tandem serve, http.threads 2, SQLite WAL synchronous=NORMAL, simulator providers, access log off "
-        "(on for /healthz)",
+        "servers: tandem serve, http.threads 2, SQLite WAL synchronous=NORMAL, simulator providers (defaults: SMS "
+        "answered after 5 ms, delivery report 500 ms later; simulator.logEvents off), access log off (on for /healthz)",
         f"1-3 reference: GET /healthz, {value('healthz_conditions')}",
         f"1: {value('single_conditions')}",
         f"2: {value('bulk_conditions')}",

@@ -10,6 +10,8 @@ extension GroupCommitWriter {
     private static let savepoint = "SAVEPOINT tandem_write"
     private static let release = "RELEASE tandem_write"
     private static let rollbackToSavepoint = "ROLLBACK TO tandem_write"
+    private static let transactionEndedInBody = StoreError.transactionAborted(
+        message: "the transaction ended inside a write body (it ran BEGIN/COMMIT/ROLLBACK, or SQLite rolled back after an I/O error)")
 
     func runLoop() {
         let db = handle.connection
@@ -48,8 +50,9 @@ extension GroupCommitWriter {
                 while backlogIndex < backlog.count {
                     let request = backlog[backlogIndex]
                     backlogIndex += 1
+                    let first = batch.isEmpty
                     batch.append(request)
-                    switch runInSavepoint(request, on: db) {
+                    switch first ? runFirst(request, on: db) : runInSavepoint(request, on: db) {
                     case .succeeded: break
                     case .failed: failedBodies += 1
                     case .batchAborted(let error):
@@ -103,6 +106,25 @@ extension GroupCommitWriter {
         shutDown(db)
     }
 
+    /// The transaction's first job runs without a savepoint: if it throws, the transaction holds nothing else,
+    /// so it is rolled back whole and a new one begun for the jobs after it. (Inside a savepoint, SQLite's
+    /// in-memory sub-journal grows with every page the job touches and each statement's release walks it
+    /// from the start, which made one 1,000-recipient job quadratic; most transactions hold one job.)
+    private func runFirst(_ request: any WriteRequest, on db: Connection) -> JobOutcome {
+        let succeeded = request.run(on: db)
+        guard db.isInTransaction else {
+            return .batchAborted(Self.transactionEndedInBody)
+        }
+        guard !succeeded else { return .succeeded }
+        do throws(StoreError) {
+            try db.run("ROLLBACK")
+            try db.run("BEGIN IMMEDIATE")
+        } catch {
+            return .batchAborted(error)
+        }
+        return .failed
+    }
+
     private func runInSavepoint(_ request: any WriteRequest, on db: Connection) -> JobOutcome {
         do throws(StoreError) {
             try db.run(Self.savepoint)
@@ -111,8 +133,7 @@ extension GroupCommitWriter {
         }
         let succeeded = request.run(on: db)
         guard db.isInTransaction else {
-            return .batchAborted(.transactionAborted(
-                message: "the transaction ended inside a write body (it ran BEGIN/COMMIT/ROLLBACK, or SQLite rolled back after an I/O error)"))
+            return .batchAborted(Self.transactionEndedInBody)
         }
         do throws(StoreError) {
             if !succeeded {

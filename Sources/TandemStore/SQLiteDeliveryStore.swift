@@ -20,6 +20,7 @@ import TandemCore
 /// writer's FIFO.
 public final class SQLiteDeliveryStore: DeliveryStore {
     public let store: Store
+    private let snapshots = SnapshotWriter()
 
     /// Wraps an open store whose schema includes migration 2 (``TandemSchema/migrations``).
     public init(store: Store) {
@@ -38,7 +39,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord],
                        changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
         guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return [] }
-        let writer = SnapshotWriter()
+        let writer = snapshots
         let newRows = try inserts.map { (record) throws(StoreError) in
             (record, try DeliveryColumns(record.delivery, writer: writer))
         }

@@ -1,22 +1,30 @@
 import Foundation
+import Synchronization
 import TandemCore
 
 /// Writes a `Delivery`'s snapshot JSON by hand: the shape the synthesized `Codable` conformance reads
 /// back (the same keys and value encodings), at a fraction of `JSONEncoder`'s cost on the hot path.
 /// The parts that rarely vary between deliveries — the policy, the SMS validity — are encoded once with
-/// `JSONEncoder` and reused for the life of the writer (one commit).
+/// `JSONEncoder` and reused for the life of the writer (one per store, so across commits; at most
+/// `cacheLimit` of each are kept, the cache starts over beyond that — validities the senders choose vary).
 ///
 /// Guarantee (tested): `JSONDecoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
 /// Not guaranteed: the same text as `JSONEncoder` (key order, spacing), which nothing relies on.
-final class SnapshotWriter {
-    private let encoder: JSONEncoder
-    private var policies: [Policy: String] = [:]
-    private var durations: [Duration: String] = [:]
-
-    init() {
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+final class SnapshotWriter: Sendable {
+    private struct Cache {
+        let encoder: JSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return encoder
+        }()
+        var policies: [Policy: String] = [:]
+        var durations: [Duration: String] = [:]
     }
+
+    static let cacheLimit = 1_024
+    private let cache = Mutex(Cache())
+
+    init() {}
 
     func write(_ delivery: Delivery) throws(StoreError) -> String {
         var out = "{\"devices\":{"
@@ -31,7 +39,7 @@ final class SnapshotWriter {
         }
         out += "}"
         if let plan = delivery.plan { try append(plan, to: &out) }
-        if let policy = delivery.policy { out += ",\"policy\":" + (try cached(policy, in: &policies)) }
+        if let policy = delivery.policy { out += ",\"policy\":" + (try cached(policy)) }
         out += ",\"pushTerminated\":\(delivery.pushTerminated)"
         if let reason = delivery.rejectReason { out += ",\"rejectReason\":\"\(reason.rawValue)\"" }
         if let resolution = delivery.resolution { out += ",\"resolution\":\"\(resolution.rawValue)\"" }
@@ -48,7 +56,7 @@ final class SnapshotWriter {
             Self.appendStrings(delivered, to: &out)
         }
         out += ",\"smsRequested\":\(delivery.smsRequested)"
-        out += ",\"smsValidity\":" + (try cached(delivery.smsValidity, in: &durations))
+        out += ",\"smsValidity\":" + (try cached(delivery.smsValidity))
         out += ",\"state\":\"\(delivery.state.rawValue)\",\"status\":\"\(delivery.status.wireName)\",\"timers\":{"
         first = true
         for (kind, deadline) in delivery.timers {
@@ -61,7 +69,7 @@ final class SnapshotWriter {
 
     /// The plan differs per delivery (its targets), so it is written by hand; its policy is cached.
     private func append(_ plan: PushPlan, to out: inout String) throws(StoreError) {
-        out += ",\"plan\":{\"policy\":" + (try cached(plan.policy, in: &policies))
+        out += ",\"plan\":{\"policy\":" + (try cached(plan.policy))
         out += ",\"smsAllowed\":\(plan.smsAllowed),\"targets\":["
         for (index, target) in plan.targets.enumerated() {
             if index > 0 { out += "," }
@@ -72,16 +80,32 @@ final class SnapshotWriter {
         out += "]}"
     }
 
-    private func cached<Value: Encodable & Hashable>(_ value: Value, in cache: inout [Value: String]) throws(StoreError) -> String {
-        if let text = cache[value] { return text }
-        let text: String
+    private func cached(_ policy: Policy) throws(StoreError) -> String {
+        try cache.withLock { cache throws(StoreError) -> String in
+            if let text = cache.policies[policy] { return text }
+            let text = try Self.encode(policy, with: cache.encoder)
+            if cache.policies.count >= Self.cacheLimit { cache.policies.removeAll() }
+            cache.policies[policy] = text
+            return text
+        }
+    }
+
+    private func cached(_ duration: Duration) throws(StoreError) -> String {
+        try cache.withLock { cache throws(StoreError) -> String in
+            if let text = cache.durations[duration] { return text }
+            let text = try Self.encode(duration, with: cache.encoder)
+            if cache.durations.count >= Self.cacheLimit { cache.durations.removeAll() }
+            cache.durations[duration] = text
+            return text
+        }
+    }
+
+    private static func encode(_ value: some Encodable, with encoder: JSONEncoder) throws(StoreError) -> String {
         do {
-            text = String(decoding: try encoder.encode(value), as: UTF8.self)
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw .encoding(column: "snapshot", message: "\(error)")
         }
-        cache[value] = text
-        return text
     }
 
     private static func appendStrings(_ strings: [String], to out: inout String) {

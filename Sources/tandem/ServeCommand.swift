@@ -46,6 +46,15 @@ struct ServeCommand {
         let startTime = ProcessIO.unixTime()
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
         let httpMetrics = HTTPMetrics(registry: registry)
+        registry.gauge("tandem_store_commits_total", help: "Write transactions committed by the store's group-commit writer.") {
+            Double(store.writerStatistics.commits)
+        }
+        registry.gauge("tandem_store_writes_total", help: "Write jobs committed (several share one transaction).") {
+            Double(store.writerStatistics.committedJobs)
+        }
+        registry.gauge("tandem_store_largest_commit_writes", help: "Most write jobs ever committed in one transaction.") {
+            Double(store.writerStatistics.largestBatch)
+        }
 
         let webhookClient: HTTPClient
         do {

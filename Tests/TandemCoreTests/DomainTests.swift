@@ -51,6 +51,22 @@ struct DomainTests {
         }
     }
 
+    @Test("time-ordered GUIDs are version 7: the time in the first 48 bits, text order follows time")
+    func timeOrderedGUIDs() {
+        var generator = SplitMix64(seed: 9)
+        // RFC 9562 appendix A.6: 0x017F22E279B0 = 2022-02-22 19:22:22 UTC.
+        let example = GUID.timeOrdered(unixMilliseconds: 0x017F_22E2_79B0, using: &generator)
+        #expect(example.text.hasPrefix("017f22e2-79b0-7"))
+        #expect("89ab".contains(Array(example.text)[19]))
+        #expect(GUID(example.text) == example)
+        let times: [Int64] = [0, 1, 999, 1_000, 1_795_000_000_000, 1_795_000_000_001, 0xFFFF_FFFF_FFFF]
+        let values = times.map { GUID.timeOrdered(unixMilliseconds: $0, using: &generator) }
+        #expect(values == values.sorted())
+        #expect(values.map(\.text) == values.map(\.text).sorted())
+        let sameMillisecond = (0..<1_000).map { _ in GUID.timeOrdered(unixMilliseconds: 42, using: &generator) }
+        #expect(Set(sameMillisecond).count == 1_000)
+    }
+
     @Test("product tokens and app secrets never print their secret")
     func secretsDoNotPrint() throws {
         var generator = SplitMix64(seed: 7)

@@ -69,6 +69,38 @@ struct SimulatorSMSTests {
         #expect(reports.all.count == 2)
     }
 
+    @Test("a submission is answered after the latency on the clock, several waiting together")
+    func latency() async {
+        let clock = SimulatorTestClock()
+        let simulator = SMSSimulator(settings: Self.settings { $0.latency = .milliseconds(20) }, clock: clock)
+        let answers = Collected<SMSSubmitResult>()
+        for key in 1...3 {
+            Task { answers.append(contentsOf: [await simulator.submit(Self.sms(Int64(key), to: "+3161234567\(key)"))]) }
+        }
+        #expect(await eventually { clock.sleeperCount > 0 })
+        clock.advance(by: .milliseconds(19))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(answers.all.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(await eventually { answers.all.count == 3 })
+        #expect(Set(answers.all) == [.submitted(references: ["sim-1"]), .submitted(references: ["sim-2"]),
+                                     .submitted(references: ["sim-3"])])
+    }
+
+    @Test("the log keeps the latest submissions, oldest first")
+    func logBound() async {
+        let simulator = SMSSimulator(settings: Self.settings(), clock: SimulatorTestClock())
+        let total = SMSSimulator.kept + 5
+        for key in 1...total {
+            _ = await simulator.submit(Self.sms(Int64(key), to: "+31612345678"))
+        }
+        let log = simulator.log
+        #expect(log.count == SMSSimulator.kept)
+        #expect(log.first?.reference == "sim-6")
+        #expect(log.last?.reference == "sim-\(total)")
+        #expect(log.map(\.key.rawValue) == Array(6...Int64(total)))
+    }
+
     @Test("before a report handler is set, nothing is queued")
     func noHandlerNoReports() async {
         let simulator = SMSSimulator(settings: Self.settings(), clock: SimulatorTestClock())

@@ -145,6 +145,42 @@ struct GroupCommitWriterTests {
         }
     }
 
+    @Test("the first job of a transaction (run without a savepoint) fails alone too: the jobs after it commit in the same batch")
+    func failingFirstJobFailsAlone() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/first.sqlite", commitWindow: .seconds(60)),
+                                       migrations: testMigrations)
+            let commitsBefore = store.writerStatistics.commits
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            let first = Task {
+                try await store.write { db throws(StoreError) in
+                    startedContinuation.yield()
+                    store.waitUntilQueued(atLeast: 3, closing: false)
+                    _ = try insertRow(db, writer: 7, seq: 0)
+                    _ = try insertRow(db, writer: 7, seq: 0)  // duplicate → UNIQUE violation
+                }
+            }
+            for await _ in started { break }
+            let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for writer in 0..<3 {
+                    group.addTask { try await store.write { db throws(StoreError) in try insertRow(db, writer: writer, seq: 0) } }
+                }
+                return try await group.reduce(into: [Int64]()) { $0.append($1) }
+            }
+            #expect(ids.count == 3)
+            let failure = await #expect(throws: StoreError.self) { try await first.value }
+            #expect(failure?.isUniqueViolation == true)
+            let stats = store.writerStatistics
+            #expect(stats.commits == commitsBefore + 1)
+            #expect(stats.failedJobs == 1 && stats.failedBatches == 0)
+            let writers = try store.read { db in
+                try db.query("SELECT writer FROM rows ORDER BY writer").map { row in try row.get(0, as: Int.self) }
+            }
+            #expect(writers == [0, 1, 2])
+            await store.close()
+        }
+    }
+
     @Test("an unannotated body may throw its own error: only its writes roll back, and the error arrives unchanged")
     func domainErrorRollsBackAlone() async throws {
         struct AppNotFound: Error, Equatable {}

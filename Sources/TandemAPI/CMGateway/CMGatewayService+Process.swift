@@ -77,7 +77,8 @@ extension CMGatewayService {
         }
 
         var generator = SystemRandomNumberGenerator()
-        let messageID = GUID.random(using: &generator)
+        // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
+        let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
         let content = MessageContent(messageID: messageID, sender: message.from.text, body: message.body,
                                      reference: message.reference, app: app?.key, forceUCS2: message.dcs == 8)
         let messageType = message.appMessageType ?? app?.defaultMessageType ?? .default

@@ -36,13 +36,13 @@ extension CMMessageDecoder {
     }
 
     /// Optional text that `parse` must accept (GUIDs, enum names).
-    static func parsed<T>(_ fields: CMFieldValues, _ field: CMField, expected: String,
+    static func parsed<T>(_ fields: CMFieldValues, _ field: CMField, expected: @autoclosure () -> String,
                           parse: (String) -> T?) throws(CMMessageError) -> T? {
         guard let value = fields[field] else { return nil }
         guard case .string(let text) = value else {
             throw .field("\(field.wireName) must be a string, got \(value.kindDescription)")
         }
-        guard let parsed = parse(text) else { throw .field("\(field.wireName) must be \(expected), got \"\(text)\"") }
+        guard let parsed = parse(text) else { throw .field("\(field.wireName) must be \(expected()), got \"\(text)\"") }
         return parsed
     }
 

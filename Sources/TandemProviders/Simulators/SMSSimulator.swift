@@ -30,13 +30,28 @@ public final class SMSSimulator: SMSSender {
 
     private struct State {
         var next = 1
+        /// The latest `kept` submissions; a ring once full, `oldest` its start.
         var submitted: [Submitted] = []
+        var oldest = 0
+
+        mutating func remember(_ submission: Submitted) {
+            guard submitted.count == SMSSimulator.kept else {
+                submitted.append(submission)
+                return
+            }
+            submitted[oldest] = submission
+            oldest = (oldest + 1) % submitted.count
+        }
+
+        var inOrder: [Submitted] { Array(submitted[oldest...] + submitted[..<oldest]) }
     }
 
     private let settings: Configuration.SimulatedSMS
     private let clock: any SchedulerClock
     private let logger: Logger
     private let reports: DueQueue<PendingReport>
+    /// Submissions waiting out `latency`: one task wakes them in batches, not a timer per SMS.
+    private let answers: DueQueue<CheckedContinuation<Void, Never>>
     private let state = Mutex(State())
 
     /// How many submissions ``log`` keeps (the oldest are dropped).
@@ -50,6 +65,10 @@ public final class SMSSimulator: SMSSender {
         self.clock = clock
         self.logger = logger
         self.reports = DueQueue(clock: clock)
+        self.answers = DueQueue(clock: clock)
+        answers.start { due in
+            for submission in due { submission.resume() }
+        }
     }
 
     /// Starts delivering reports to `handler` (once the scheduler exists).
@@ -70,7 +89,9 @@ public final class SMSSimulator: SMSSender {
     }
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
-        if settings.latency > .zero { try? await clock.sleep(until: clock.now() + settings.latency) }
+        if settings.latency > .zero {
+            await withCheckedContinuation { answers.schedule($0, at: clock.now() + settings.latency) }
+        }
         let rule = settings.rules.first { $0.matches(sms.msisdn) }
         let outcome = rule?.outcome ?? .delivered
         let delay = rule?.after ?? settings.reportAfter
@@ -82,9 +103,8 @@ public final class SMSSimulator: SMSSender {
         let reference = state.withLock { state -> String in
             let reference = "sim-\(state.next)"
             state.next += 1
-            state.submitted.append(Submitted(key: sms.key, msisdn: sms.msisdn, reference: reference, body: sms.content.body,
-                                             outcome: outcome))
-            if state.submitted.count > Self.kept { state.submitted.removeFirst(state.submitted.count - Self.kept) }
+            state.remember(Submitted(key: sms.key, msisdn: sms.msisdn, reference: reference, body: sms.content.body,
+                                     outcome: outcome))
             return reference
         }
         var reporting = false
@@ -100,7 +120,7 @@ public final class SMSSimulator: SMSSender {
     }
 
     /// The latest submissions, oldest first.
-    public var log: [Submitted] { state.withLock { $0.submitted } }
+    public var log: [Submitted] { state.withLock { $0.inOrder } }
 
     /// Reports waiting to fall due.
     public var pendingReports: Int { reports.count }
