@@ -24,9 +24,23 @@ extension Scheduler {
         var changes: [DeliveryChange] = []
         var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)] = []
         var late: [(DeliveryKey, DeliveryEvent)] = []
-        var before: [DeliveryKey: Entry] = [:]
+        /// Each changed delivery as it was before this batch, to restore if the commit fails.
+        var before: [DeliveryKey: Delivery] = [:]
         var replies: [Reply] = []
         var requests: [AcceptedRequest] = []
+        // Sized up front: a bulk batch holds thousands, and growing these copies every element several times.
+        var (startCount, eventCount) = (0, 0)
+        for command in batch {
+            switch command {
+            case .start(let news, _, _): startCount += news.count
+            case .events(let events, _): eventCount += events.count
+            }
+        }
+        inserts.reserveCapacity(startCount)
+        started.reserveCapacity(startCount)
+        changes.reserveCapacity(eventCount)
+        changed.reserveCapacity(eventCount)
+        before.reserveCapacity(eventCount)
 
         for command in batch {
             switch command {
@@ -55,7 +69,7 @@ extension Scheduler {
                     outcomes.append(.applied)
                     // A timer that fired where it no longer matters changed nothing: not an event worth a write.
                     if case .timerFired = event, actions.isEmpty, entry.delivery == previous.delivery { continue }
-                    if before[key] == nil { before[key] = previous }
+                    if before[key] == nil { before[key] = previous.delivery }
                     entries[key] = entry
                     changes.append(DeliveryChange(key: key, delivery: entry.delivery, event: event, at: now,
                                                   effects: PersistedEffects(actions: actions)))
@@ -73,7 +87,7 @@ extension Scheduler {
                 ? [] : try await store.commit(requests: requests, inserts: inserts, changes: changes)
             for (key, event) in late { try await store.appendLateEvent(event, to: key, at: now) }
         } catch {
-            for (key, entry) in before { entries[key] = entry }
+            for (key, delivery) in before { entries[key]?.delivery = delivery }
             logger.error("delivery commit failed", ["error": .string("\(error)"), "commands": .int(Int64(batch.count))])
             // Timer events that could not be committed are tried again shortly.
             for item in changed where item.isTimer { retryTimers(of: item.key, after: now) }

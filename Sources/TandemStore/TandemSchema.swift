@@ -6,13 +6,12 @@
 /// Not guaranteed: any cascade — deleting a parent with children fails with a FOREIGN KEY
 /// ``StoreError/constraint(extendedCode:message:sql:)``; accounts are disabled rather than deleted.
 public enum TandemSchema {
-    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI]
+    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///
     /// Index notes for callers:
-    /// - the pending-deadline indexes are partial (`final = 0`); a scheduler query must say
-    ///   `WHERE final = 0 AND push_deadline <= ?` (likewise `read_deadline`, `expires_at`) to use them;
+    /// - the pending-deadline indexes were partial (`final = 0`); migration 5 drops them, unused;
     /// - the outbox index is partial (`delivered_at IS NULL`); query `WHERE delivered_at IS NULL AND next_attempt_at <= ?`;
     /// - `delivery_events` rejects UPDATE (append-only); DELETE is allowed for retention purges.
     public static let initial = Migration(version: 1, name: "initial schema", sql: """

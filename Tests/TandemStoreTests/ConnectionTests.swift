@@ -118,19 +118,16 @@ struct ConnectionTests {
         }
     }
 
-    @Test("scheduler queries on pending deadlines use the partial indexes")
-    func deadlineIndexes() throws {
+    @Test("the outbox's due query and the app inbox's query by number use their partial indexes")
+    func partialIndexes() throws {
         let db = try Connection(path: ":memory:")
         try db.migrate(TandemSchema.migrations)
-        for (column, index) in [("push_deadline", "deliveries_pending_push"), ("read_deadline", "deliveries_pending_read"),
-                                ("expires_at", "deliveries_pending_expiry")] {
-            let plan = try db.query("EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE final = 0 AND \(column) <= ?", [0])
-                .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
-            #expect(plan.contains(index), "plan: \(plan)")
-        }
         let outbox = try db.query("EXPLAIN QUERY PLAN SELECT id FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?", [0])
             .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
         #expect(outbox.contains("outbox_due"), "plan: \(outbox)")
+        let inbox = try db.query("EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE msisdn = ? AND pushed = 1", ["+31612345678"])
+            .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
+        #expect(inbox.contains("deliveries_inbox"), "plan: \(inbox)")
     }
 
     @Test("run rejects several statements; execute runs scripts")

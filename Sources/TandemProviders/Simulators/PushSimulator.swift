@@ -61,7 +61,7 @@ public final class PushSimulator: PushSender {
     public func onReceipts(_ handler: @escaping Receipts) {
         let logger = logger
         receipts.start { batch in
-            for pending in batch {
+            for pending in batch where logger.minimumLevel <= .info {
                 switch pending.receipt {
                 case .delivered:
                     logger.info("simulated app acknowledged the push", Self.fields(pending))

@@ -75,7 +75,7 @@ public final class SMSSimulator: SMSSender {
     public func onReport(_ handler: @escaping SMSReportHandler) {
         let logger = logger
         reports.start { batch in
-            for pending in batch {
+            for pending in batch where logger.minimumLevel <= .info {
                 logger.info("simulated SMS delivery report: \(pending.report.outcome.rawValue)",
                             ["reference": .string(pending.report.reference), "msisdn": .msisdn(pending.msisdn),
                              "outcome": .string(pending.report.outcome.rawValue)])
