@@ -109,18 +109,20 @@ extension SQLiteDeliveryStore {
         return DeliveryKey(db.lastInsertRowID)
     }
 
-    /// Rewrites the snapshot and derived columns. A key with no row throws a foreign-key violation
-    /// (the same error an event for that key would raise).
+    /// Rewrites the snapshot and derived columns — all but `pushed`, fixed when the delivery is routed (its
+    /// insert): leaving it out of the SET keeps updates off the `deliveries_inbox` partial index, which SQLite
+    /// would otherwise rewrite on every update (an entry at a random place by number). A key with no row
+    /// throws a foreign-key violation (the same error an event for that key would raise).
     private static func updateDelivery(
         _ key: DeliveryKey, columns: DeliveryColumns, at: Timestamp, on db: Connection
     ) throws(StoreError) {
         let sql = """
             UPDATE deliveries
             SET state = ?, status = ?, channel = ?, push_deadline = ?, read_deadline = ?, expires_at = ?,
-                final = ?, snapshot = ?, pushed = ?, push_withdrawn = ?, updated_at = ?
+                final = ?, snapshot = ?, push_withdrawn = ?, updated_at = ?
             WHERE id = ?
             """
-        let changed = try db.run(sql, columns.bindings + [.integer(at.milliseconds), .integer(key.rawValue)])
+        let changed = try db.run(sql, columns.updateBindings + [.integer(at.milliseconds), .integer(key.rawValue)])
         guard changed == 1 else {
             throw .constraint(extendedCode: .constraintForeignKey, message: "no delivery with key \(key)", sql: sql)
         }
@@ -168,5 +170,11 @@ extension DeliveryColumns {
     var bindings: [SQLValue] {
         [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
          expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushed.sqlValue, pushWithdrawn.sqlValue]
+    }
+
+    /// ``bindings`` without `pushed` (an update never changes it), in the same order.
+    var updateBindings: [SQLValue] {
+        [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
+         expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushWithdrawn.sqlValue]
     }
 }
