@@ -44,7 +44,6 @@ extension Connection {
         // temp_store = MEMORY: statement journals (an UPDATE inside the writer's savepoints needs one) and
         // sort spills stay in memory instead of a create-write-unlink of an `etilqs_` file per statement.
         try executeRaw("PRAGMA synchronous = \(options.synchronous.rawValue); PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;")
-        if options.mmapSize > 0 { try executeRaw("PRAGMA mmap_size = \(options.mmapSize)") }
     }
 
     /// `sqlite3_exec` without a callback (rows are discarded).

@@ -12,23 +12,17 @@ public struct ConnectionOptions: Sendable, Hashable {
     /// finalized beyond that. Not guaranteed: dynamic SQL (e.g. variable `IN (…)` lists) still
     /// pays a prepare on every new text.
     public var statementCacheCapacity: Int
-    /// `PRAGMA mmap_size`: how much of the database file is read through a memory map instead of a `pread`
-    /// per page that misses the connection's page cache (0: off). Pages still in the WAL are read from it
-    /// as before. Not guaranteed: SQLite caps the value at its compile-time maximum.
-    public var mmapSize: Int
 
     public init(
         readOnly: Bool = false,
         busyTimeout: Duration = .seconds(5),
         synchronous: SynchronousMode = .normal,
-        statementCacheCapacity: Int = 64,
-        mmapSize: Int = 0
+        statementCacheCapacity: Int = 64
     ) {
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout
         self.synchronous = synchronous
         self.statementCacheCapacity = statementCacheCapacity
-        self.mmapSize = mmapSize
     }
 }
 

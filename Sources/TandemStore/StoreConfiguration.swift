@@ -22,10 +22,6 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var synchronous: SynchronousMode
     /// Prepared statements kept per connection.
     public var statementCacheCapacity: Int
-    /// `PRAGMA mmap_size` of every connection: the receipts path reads a registration and a delivery per
-    /// request, and with the file mapped a page-cache miss costs a memory access instead of a `pread`
-    /// (measured: the `pread`s were ~7% of the receipt handler's CPU at 400k deliveries).
-    public var mmapSize: Int
 
     public init(
         path: String,
@@ -34,8 +30,7 @@ public struct StoreConfiguration: Sendable, Hashable {
         commitWindow: Duration = .milliseconds(2),
         commitMaxWrites: Int = 512,
         synchronous: SynchronousMode = .normal,
-        statementCacheCapacity: Int = 64,
-        mmapSize: Int = 256 << 20
+        statementCacheCapacity: Int = 64
     ) {
         self.path = path
         self.readers = readers
@@ -44,11 +39,10 @@ public struct StoreConfiguration: Sendable, Hashable {
         self.commitMaxWrites = commitMaxWrites
         self.synchronous = synchronous
         self.statementCacheCapacity = statementCacheCapacity
-        self.mmapSize = mmapSize
     }
 
     var connectionOptions: ConnectionOptions {
         ConnectionOptions(readOnly: false, busyTimeout: busyTimeout, synchronous: synchronous,
-                          statementCacheCapacity: statementCacheCapacity, mmapSize: mmapSize)
+                          statementCacheCapacity: statementCacheCapacity)
     }
 }

@@ -130,17 +130,6 @@ struct ConnectionTests {
         #expect(inbox.contains("deliveries_inbox"), "plan: \(inbox)")
     }
 
-    @Test("mmap_size is set from the options; the store's connections map 256 MiB by default")
-    func mmapSize() async throws {
-        try await withTemporaryDirectory { dir in
-            let db = try Connection(path: dir + "/m.sqlite", options: ConnectionOptions(mmapSize: 1 << 20))
-            #expect(try db.scalar("PRAGMA mmap_size", as: Int.self) == 1 << 20)
-            let plain = try Connection(path: dir + "/p.sqlite")
-            #expect(try plain.scalar("PRAGMA mmap_size", as: Int.self) == 0)
-            #expect(StoreConfiguration(path: dir + "/s.sqlite").connectionOptions.mmapSize == 256 << 20)
-        }
-    }
-
     @Test("run rejects several statements; execute runs scripts")
     func multiStatement() throws {
         let db = try Connection(path: ":memory:")
