@@ -4,7 +4,8 @@ import Foundation
 /// groups (internal; used through ``Store/write(_:)``).
 ///
 /// Loop: wait for work → `BEGIN IMMEDIATE` → run queued jobs, each after the first inside `SAVEPOINT` (a
-/// job that throws is rolled back alone; the first one by rolling back the transaction and beginning anew) → `COMMIT` as soon as the queue is empty, or `commitWindow` has
+/// job that throws is rolled back alone; the first one by rolling back the transaction and beginning
+/// anew) → `COMMIT` as soon as the queue is empty, or `commitWindow` has
 /// passed since BEGIN, or `commitMaxWrites` jobs ran — whichever comes first → record statistics →
 /// resume every caller of the batch (outside the lock). A caller is resumed with success only after
 /// the COMMIT containing its write returned OK; if BEGIN/COMMIT fails or the transaction is lost,

@@ -102,9 +102,9 @@ extension SQLiteDeliveryStore {
     ) throws(StoreError) -> DeliveryKey {
         try db.run("""
             INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline,
-                                    expires_at, final, snapshot, pushed, push_withdrawn, created_at, updated_at)
+                                    expires_at, final, snapshot, push_withdrawn, pushed, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(messageRow), .text(msisdn.e164)] + columns.bindings
+            """, [.integer(messageRow), .text(msisdn.e164)] + columns.insertBindings
                 + [.integer(at.milliseconds), .integer(at.milliseconds)])
         return DeliveryKey(db.lastInsertRowID)
     }
@@ -165,14 +165,11 @@ extension AllowedChannels {
 }
 
 extension DeliveryColumns {
-    /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, pushed,
-    /// push_withdrawn — in that order.
-    var bindings: [SQLValue] {
-        [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
-         expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushed.sqlValue, pushWithdrawn.sqlValue]
-    }
+    /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, push_withdrawn,
+    /// pushed — in that order.
+    var insertBindings: [SQLValue] { updateBindings + [pushed.sqlValue] }
 
-    /// ``bindings`` without `pushed` (an update never changes it), in the same order.
+    /// ``insertBindings`` without `pushed` (an update never changes it), in the same order.
     var updateBindings: [SQLValue] {
         [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
          expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushWithdrawn.sqlValue]

@@ -39,12 +39,11 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord],
                        changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
         guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return [] }
-        let writer = snapshots
         let newRows = try inserts.map { (record) throws(StoreError) in
-            (record, try DeliveryColumns(record.delivery, writer: writer))
+            (record, try DeliveryColumns(record.delivery, writer: snapshots))
         }
         let changedRows = try changes.map { (change) throws(StoreError) in
-            (change, try DeliveryColumns(change.delivery, writer: writer))
+            (change, try DeliveryColumns(change.delivery, writer: snapshots))
         }
         return try await store.write { (db: Connection) throws(StoreError) -> [DeliveryKey] in
             try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)

@@ -81,31 +81,26 @@ final class SnapshotWriter: Sendable {
     }
 
     private func cached(_ policy: Policy) throws(StoreError) -> String {
-        try cache.withLock { cache throws(StoreError) -> String in
-            if let text = cache.policies[policy] { return text }
-            let text = try Self.encode(policy, with: cache.encoder)
-            if cache.policies.count >= Self.cacheLimit { cache.policies.removeAll() }
-            cache.policies[policy] = text
-            return text
-        }
+        try cache.withLock { cache throws(StoreError) in try Self.lookUp(policy, in: &cache.policies, encoder: cache.encoder) }
     }
 
     private func cached(_ duration: Duration) throws(StoreError) -> String {
-        try cache.withLock { cache throws(StoreError) -> String in
-            if let text = cache.durations[duration] { return text }
-            let text = try Self.encode(duration, with: cache.encoder)
-            if cache.durations.count >= Self.cacheLimit { cache.durations.removeAll() }
-            cache.durations[duration] = text
-            return text
-        }
+        try cache.withLock { cache throws(StoreError) in try Self.lookUp(duration, in: &cache.durations, encoder: cache.encoder) }
     }
 
-    private static func encode(_ value: some Encodable, with encoder: JSONEncoder) throws(StoreError) -> String {
+    /// The cached text for `value`, encoded and kept on a miss (the table starts over at `cacheLimit`).
+    private static func lookUp<Value: Encodable & Hashable>(_ value: Value, in table: inout [Value: String],
+                                                           encoder: JSONEncoder) throws(StoreError) -> String {
+        if let text = table[value] { return text }
+        let text: String
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            text = String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw .encoding(column: "snapshot", message: "\(error)")
         }
+        if table.count >= cacheLimit { table.removeAll() }
+        table[value] = text
+        return text
     }
 
     private static func appendStrings(_ strings: [String], to out: inout String) {

@@ -4,6 +4,7 @@ import Testing
 import TandemCore
 import TandemHTTP
 @testable import TandemAPI
+import TandemTestSupport
 
 /// Kannel's DLR callbacks: the codec and its mapping (pure), the endpoint called through its route, and the
 /// endpoint in a real server called by `Tests/peers/kannel_fake.py` expanding the dlr-url as smsbox does.
@@ -146,12 +147,10 @@ struct KannelDLRTests {
 
         // A bound for failure, not a pause: while other suites start their Python peers (a blocking read of
         // the PORT line on a cooperative thread) this server's async handlers can wait seconds for a thread.
-        let deadline = ContinuousClock.now + .seconds(60)
         var lines: [String] = []
-        while ContinuousClock.now < deadline {
+        _ = await eventually(timeout: .seconds(60)) {
             lines = ((try? String(contentsOfFile: results, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-            if lines.count == 4 { break }
-            try await Task.sleep(for: .milliseconds(10))
+            return lines.count == 4
         }
         let statuses = try lines.map { line -> Int in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
