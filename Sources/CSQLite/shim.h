@@ -15,4 +15,9 @@ static inline int tandem_sqlite3_bind_blob_transient(sqlite3_stmt *s, int i, con
 static inline int tandem_sqlite3_db_config_flag(sqlite3 *db, int op, int value, int *out) {
     return sqlite3_db_config(db, op, value, out);
 }
+/// sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on): whether SQLite counts its allocations (under a global
+/// mutex taken on every malloc and free). Only valid before sqlite3_initialize.
+static inline int tandem_sqlite3_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
 #endif

@@ -1,10 +1,19 @@
 import CSQLite
 
+/// Process-wide SQLite settings, applied once before the first connection opens (`sqlite3_config` is
+/// refused after `sqlite3_initialize`, which the first `sqlite3_open_v2` runs). Memory statistics off:
+/// SQLite would otherwise take a global mutex on every one of its allocations and frees; nothing here
+/// reads `sqlite3_memory_used` or `sqlite3_status`.
+private let processSettings: Void = {
+    _ = tandem_sqlite3_config_memstatus(0)
+}()
+
 /// Every `sqlite3_*` call on the connection handle lives here.
 extension Connection {
     /// `sqlite3_open_v2`; on failure the half-open handle is closed before throwing, so the
     /// caller never stores a handle that needs closing.
     static func openHandle(path: String, readOnly: Bool) throws(StoreError) -> OpaquePointer {
+        _ = processSettings
         var db: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -17,6 +26,9 @@ extension Connection {
         }
         return db
     }
+
+    /// A read-write connection on a file: `configure` puts it in WAL mode.
+    var isWriteAheadLogged: Bool { !options.readOnly && path != ":memory:" && !path.isEmpty }
 
     /// `sqlite3_close_v2` (a "zombie" close that waits for any straggling statement to be finalized).
     func closeHandle() {
@@ -35,7 +47,7 @@ extension Connection {
         _ = tandem_sqlite3_db_config_flag(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         let rc = sqlite3_busy_timeout(db, options.busyTimeout.clampedMilliseconds)
         guard rc == SQLITE_OK else { throw error(for: rc, sql: "busy_timeout") }
-        if !options.readOnly && path != ":memory:" && !path.isEmpty {
+        if isWriteAheadLogged {
             let mode = try scalar("PRAGMA journal_mode = WAL", as: String.self)
             guard mode?.lowercased() == "wal" else {
                 throw .open(path: path, code: .error, message: "journal_mode is \(mode ?? "unknown"), expected wal")
@@ -104,6 +116,27 @@ extension Connection {
         guard let db = handle else { throw .closed }
         let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
         guard rc == SQLITE_OK else { throw error(for: rc, sql: "wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// `sqlite3_wal_checkpoint_v2(PASSIVE)`: copies what it can without waiting for anyone; returns the
+    /// log's length and how much of it is now copied, in pages. Busy while another checkpoint runs.
+    func checkpoint() throws(StoreError) -> (logFrames: Int, copiedFrames: Int) {
+        guard let db = handle else { throw .closed }
+        var (log, copied): (Int32, Int32) = (0, 0)
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        guard rc == SQLITE_OK else { throw error(for: rc, sql: "wal_checkpoint(PASSIVE)") }
+        return (Int(max(0, log)), Int(max(0, copied)))
+    }
+
+    /// Hands every commit's log length to `checkpointer` instead of checkpointing inline (replaces
+    /// `wal_autocheckpoint`). `checkpointer` must outlive the connection (the writer holds it).
+    func reportCommits(to checkpointer: Checkpointer) {
+        guard let db = handle else { return }
+        sqlite3_wal_hook(db, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().committed(logFrames: Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     func error(for rc: Int32, sql: String?) -> StoreError {

@@ -101,6 +101,10 @@ extension GroupCommitWriter {
                 request.finish(batchError: batchError)
             }
             batch.removeAll(keepingCapacity: true)
+            // Between transactions, with this batch's callers answered: let the log restart (see `Checkpointer`).
+            if let checkpointer, checkpointer.writerShouldFinishLog {
+                checkpointer.writerCopied(try? db.checkpoint())
+            }
         }
 
         shutDown(db)

@@ -32,10 +32,14 @@ final class GroupCommitWriter: Sendable {
     let configuration: Configuration
     let lock = ConditionLock(State())
     let handle: ConnectionHandle
+    /// Copies the log back on its own thread; `nil`: SQLite's inline `wal_autocheckpoint`.
+    let checkpointer: Checkpointer?
 
     /// Takes ownership of `connection` (no other thread may use it afterwards) and starts the thread.
-    init(connection: ConnectionHandle, configuration: Configuration) {
+    init(connection: ConnectionHandle, configuration: Configuration, checkpointer: Checkpointer? = nil) {
         self.handle = connection
+        self.checkpointer = checkpointer
+        if let checkpointer { connection.connection.reportCommits(to: checkpointer) }
         var configuration = configuration
         configuration.commitMaxWrites = max(1, configuration.commitMaxWrites)
         self.configuration = configuration

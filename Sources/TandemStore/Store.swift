@@ -28,6 +28,7 @@ public final class Store: Sendable {
 
     deinit {
         // Dropped without close(): let the writer drain and finish on its own thread.
+        writer.checkpointer?.requestClose()
         writer.requestClose()
         readers.close()
     }
@@ -43,10 +44,17 @@ public final class Store: Sendable {
         try writerConnection.migrate(migrations)
         let readers = try ReaderPool(path: configuration.path, count: configuration.readers,
                                      options: configuration.connectionOptions)
+        var checkpointer: Checkpointer?
+        if let pages = configuration.backgroundCheckpointPages, writerConnection.isWriteAheadLogged {
+            checkpointer = Checkpointer(
+                connection: ConnectionHandle(try Connection(path: configuration.path, options: configuration.connectionOptions)),
+                threshold: pages, restartAt: pages * configuration.checkpointRestartFactor)
+        }
         let writer = GroupCommitWriter(
             connection: ConnectionHandle(writerConnection),
             configuration: .init(commitWindow: configuration.commitWindow,
-                                 commitMaxWrites: configuration.commitMaxWrites))
+                                 commitMaxWrites: configuration.commitMaxWrites),
+            checkpointer: checkpointer)
         return Store(configuration: configuration, writer: writer, readers: readers)
     }
 
@@ -104,12 +112,18 @@ public final class Store: Sendable {
         writer.statistics
     }
 
+    /// Counters of the background checkpointer (all zero when checkpoints run inline).
+    public var checkpointStatistics: CheckpointStatistics {
+        writer.checkpointer?.statistics ?? CheckpointStatistics()
+    }
+
     /// Stops accepting writes (later ones fail with ``StoreError/closed``), lets queued writes run
     /// and commit, checkpoints the WAL (`TRUNCATE`), and closes every connection. Idempotent.
     /// Not guaranteed: a complete checkpoint while a reader is still lent out (the WAL is then
     /// replayed at the next open; nothing is lost).
     public func close() async {
         readers.close()
+        await writer.checkpointer?.close()
         await writer.close()
     }
 

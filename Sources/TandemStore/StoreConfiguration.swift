@@ -22,6 +22,14 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var synchronous: SynchronousMode
     /// Prepared statements kept per connection.
     public var statementCacheCapacity: Int
+    /// Copy the write-ahead log back into the database on a thread of its own (see `Checkpointer`) once
+    /// this many pages await copying; `nil`: inside the COMMIT that reaches 1,000 pages (SQLite's
+    /// `wal_autocheckpoint`), stalling that batch's callers for the copy and its fsyncs.
+    public var backgroundCheckpointPages: Int?
+    /// Where the log should restart, as a multiple of ``backgroundCheckpointPages``: from there the writer
+    /// copies the last pages itself between two transactions (see `Checkpointer`). A longer log costs disk
+    /// and recovery time but copies less: pages written several times are copied once per restart.
+    public var checkpointRestartFactor: Int
 
     public init(
         path: String,
@@ -30,7 +38,9 @@ public struct StoreConfiguration: Sendable, Hashable {
         commitWindow: Duration = .milliseconds(2),
         commitMaxWrites: Int = 512,
         synchronous: SynchronousMode = .normal,
-        statementCacheCapacity: Int = 64
+        statementCacheCapacity: Int = 64,
+        backgroundCheckpointPages: Int? = 1_000,
+        checkpointRestartFactor: Int = 8
     ) {
         self.path = path
         self.readers = readers
@@ -39,6 +49,8 @@ public struct StoreConfiguration: Sendable, Hashable {
         self.commitMaxWrites = commitMaxWrites
         self.synchronous = synchronous
         self.statementCacheCapacity = statementCacheCapacity
+        self.backgroundCheckpointPages = backgroundCheckpointPages
+        self.checkpointRestartFactor = max(1, checkpointRestartFactor)
     }
 
     var connectionOptions: ConnectionOptions {

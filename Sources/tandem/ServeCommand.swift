@@ -55,6 +55,21 @@ struct ServeCommand {
         registry.gauge("tandem_store_largest_commit_writes", help: "Most write jobs ever committed in one transaction.") {
             Double(store.writerStatistics.largestBatch)
         }
+        registry.gauge("tandem_store_checkpoints_total", help: "Background checkpoint passes that copied the write-ahead log into the database.") {
+            Double(store.checkpointStatistics.passes)
+        }
+        registry.gauge("tandem_store_writer_checkpoints_total", help: "Log remainders copied by the writer between transactions so that the log could restart.") {
+            Double(store.checkpointStatistics.writerPasses)
+        }
+        registry.gauge("tandem_store_checkpoint_failures_total", help: "Background checkpoint passes that did not run (busy) or failed.") {
+            Double(store.checkpointStatistics.failedPasses)
+        }
+        registry.gauge("tandem_store_wal_restarts_total", help: "Times the write-ahead log started again from its beginning.") {
+            Double(store.checkpointStatistics.logRestarts)
+        }
+        registry.gauge("tandem_store_wal_largest_pages", help: "The longest the write-ahead log has been, in pages.") {
+            Double(store.checkpointStatistics.largestLog)
+        }
 
         let webhookClient: HTTPClient
         do {

@@ -20,6 +20,7 @@ enum StoreOpener {
     static func storeConfiguration(_ database: Configuration.Database) -> StoreConfiguration {
         StoreConfiguration(path: database.path, readers: database.readers, busyTimeout: database.busyTimeout,
                            commitWindow: database.commitWindow, commitMaxWrites: database.commitMaxWrites,
-                           synchronous: database.synchronous == .full ? .full : .normal)
+                           synchronous: database.synchronous == .full ? .full : .normal,
+                           backgroundCheckpointPages: database.checkpointPages == 0 ? nil : database.checkpointPages)
     }
 }

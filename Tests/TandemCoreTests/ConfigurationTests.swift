@@ -22,6 +22,7 @@ struct ConfigurationTests {
         #expect(defaults.providers == .simulator)
         #expect(defaults.database.commitWindow == .milliseconds(2))
         #expect(defaults.database.commitMaxWrites == 512)
+        #expect(defaults.database.checkpointPages == 1_000)
 
         let production = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/production.example.json")),
                                                 file: "Config/production.example.json",
@@ -31,6 +32,7 @@ struct ConfigurationTests {
         #expect(production.metrics.bearerToken?.value == "t0k3n")
         #expect(production.providers.summary == "push=apns+fcm sms=smpp voice=webhook")
         #expect(production.database.synchronous == .full)
+        #expect(production.database.checkpointPages == 1_000)
         #expect(production.scheduler.expectedTimers == 1_000_000)
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
         #expect(production.statusReports.giveUpAfter == .seconds(7 * 86_400))
@@ -86,6 +88,12 @@ struct ConfigurationTests {
         #expect(try load("{}") == Configuration())
     }
 
+    @Test("database.checkpointPages: 0 chooses SQLite's inline checkpoints, a count the background threshold")
+    func checkpointPages() throws {
+        #expect(try load(#"{"database": {"checkpointPages": 0}}"#).database.checkpointPages == 0)
+        #expect(try load(#"{"database": {"checkpointPages": 250}}"#).database.checkpointPages == 250)
+    }
+
     @Test("comments (keys starting with an underscore) are allowed at every level")
     func commentsAllowed() throws {
         let configuration = try load(#"{"_comment": "x", "http": {"_why": "y", "threads": 8}}"#)
@@ -114,6 +122,7 @@ struct ConfigurationTests {
         (#"{"database": {"path": ""}}"#, "Config/test.json: database.path: must not be empty"),
         (#"{"database": {"commitWindow": "5s"}}"#, "Config/test.json: database.commitWindow: must be between 1us and 1s"),
         (#"{"database": {"commitMaxWrites": 0}}"#, "Config/test.json: database.commitMaxWrites: must be between 1 and 100000"),
+        (#"{"database": {"checkpointPages": -1}}"#, "Config/test.json: database.checkpointPages: must be between 0 and 1000000"),
         (#"{"database": {"synchronous": "off"}}"#, #"Config/test.json: database.synchronous: expected "normal" or "full", got "off""#),
         (#"{"providers": "apns"}"#, #"Config/test.json: providers: expected "simulator" or an object with "push", "sms" and "voice", got "apns""#),
         (#"{"log": {"level": "loud"}}"#, #"Config/test.json: log.level: expected one of "debug", "info", "warning", "error", got "loud""#),

@@ -136,7 +136,7 @@ extension Configuration.HTTP: Decodable {
 
 extension Configuration.Database: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case path, readers, busyTimeout, commitWindow, commitMaxWrites, synchronous
+        case path, readers, busyTimeout, commitWindow, commitMaxWrites, synchronous, checkpointPages
     }
 
     public init(from decoder: any Decoder) throws {
@@ -154,6 +154,7 @@ extension Configuration.Database: Decodable {
         }
         if c.contains(.commitMaxWrites) { commitMaxWrites = try c.decode(Int.self, forKey: .commitMaxWrites, in: 1...100_000) }
         if c.contains(.synchronous) { synchronous = try c.decodeChoice(Configuration.Synchronous.self, forKey: .synchronous) }
+        if c.contains(.checkpointPages) { checkpointPages = try c.decode(Int.self, forKey: .checkpointPages, in: 0...1_000_000) }
     }
 }
 

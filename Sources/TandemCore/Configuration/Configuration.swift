@@ -57,6 +57,10 @@ public struct Configuration: Sendable, Hashable {
         /// …or after this many writes, whichever comes first (and at once when no more writes wait).
         public var commitMaxWrites = 512
         public var synchronous: Synchronous = .normal
+        /// Copy the write-ahead log into the database on a thread of its own once this many pages wait to be
+        /// copied, never inside a commit; 0: inside the commit that takes the log past 1,000 pages (SQLite's
+        /// `wal_autocheckpoint`), stalling that commit's callers.
+        public var checkpointPages = 1_000
         public init() {}
     }
 
