@@ -59,23 +59,22 @@ extension Scheduler {
             case .events(let events, let continuation):
                 var outcomes: [EventOutcome] = []
                 for (key, event) in events {
-                    guard var entry = entries[key] else {
+                    guard let inFlight = entries[key] else {
                         late.append((key, event))
                         outcomes.append(.loggedAfterFinal)
                         continue
                     }
-                    let previous = entry
-                    let actions = entry.delivery.handle(event, now: now)
+                    let previous = inFlight.entry.delivery
+                    let actions = inFlight.entry.delivery.handle(event, now: now)
                     outcomes.append(.applied)
                     // A timer that fired where it no longer matters changed nothing: not an event worth a write.
-                    if case .timerFired = event, actions.isEmpty, entry.delivery == previous.delivery { continue }
-                    if before[key] == nil { before[key] = previous.delivery }
-                    entries[key] = entry
-                    changes.append(DeliveryChange(key: key, delivery: entry.delivery, event: event, at: now,
+                    if case .timerFired = event, actions.isEmpty, inFlight.entry.delivery == previous { continue }
+                    if before[key] == nil { before[key] = previous }
+                    changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
                                                   effects: PersistedEffects(actions: actions)))
                     var isTimer = false
                     if case .timerFired = event { isTimer = true }
-                    changed.append((key, actions, isTimer, entry.delivery.sms != nil))
+                    changed.append((key, actions, isTimer, inFlight.entry.delivery.sms != nil))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             }
@@ -87,7 +86,7 @@ extension Scheduler {
                 ? [] : try await store.commit(requests: requests, inserts: inserts, changes: changes)
             for (key, event) in late { try await store.appendLateEvent(event, to: key, at: now) }
         } catch {
-            for (key, delivery) in before { entries[key]?.delivery = delivery }
+            for (key, delivery) in before { entries[key]?.entry.delivery = delivery }
             logger.error("delivery commit failed", ["error": .string("\(error)"), "commands": .int(Int64(batch.count))])
             // Timer events that could not be committed are tried again shortly.
             for item in changed where item.isTimer { retryTimers(of: item.key, after: now) }
@@ -102,12 +101,12 @@ extension Scheduler {
 
         for (item, key) in zip(started, keys) {
             let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
-            if !entry.delivery.isFinal { entries[key] = entry }
+            if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
             trackSMSSubmission(of: entry)
             act(item.actions, key: key, entry: entry)
         }
         for item in changed {
-            guard let entry = entries[item.key] else { continue }
+            guard let entry = entries[item.key]?.entry else { continue }
             if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             trackSMSSubmission(of: entry)
             logFallback(item.actions, of: entry)

@@ -27,7 +27,7 @@ extension Scheduler {
         _ = wheel.advance(to: tick(containing: now))  // the wheel is empty: this only moves its clock
         for item in stored {
             let entry = item
-            entries[item.key] = entry
+            entries[item.key] = InFlight(entry)
             indexSMSParts(of: entry, final: false)
             trackSMSSubmission(of: entry)
             report.deliveries += 1

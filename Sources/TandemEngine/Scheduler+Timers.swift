@@ -46,8 +46,8 @@ extension Scheduler {
 
     /// After a failed commit of timer events: try them again a second later.
     func retryTimers(of key: DeliveryKey, after now: Timestamp) {
-        guard let entry = entries[key] else { return }
-        for kind in entry.delivery.timers.keys {
+        guard let inFlight = entries[key] else { return }
+        for kind in inFlight.entry.delivery.timers.keys {
             _ = wheel.schedule(Self.timerID(key, kind), at: tick(atOrAfter: now + .seconds(1)))
         }
     }

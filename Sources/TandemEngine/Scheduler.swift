@@ -54,6 +54,14 @@ public actor Scheduler {
 
     typealias Entry = StoredDelivery
 
+    /// An in-flight delivery as the scheduler holds it: boxed, so the table moves a pointer and an event
+    /// changes the delivery in place (a `StoredDelivery` value copied in and out of the table on every
+    /// event was a quarter of `process`'s time). Confined to the actor; only copies leave it.
+    final class InFlight {
+        var entry: Entry
+        init(_ entry: Entry) { self.entry = entry }
+    }
+
     /// Work for the flush loop; a batch travels as one command and is answered with one continuation.
     enum Command {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
@@ -65,7 +73,7 @@ public actor Scheduler {
     let clock: any SchedulerClock
     let tickMilliseconds: Int64
     let logger: Logger
-    var entries: [DeliveryKey: Entry] = [:]
+    var entries: [DeliveryKey: InFlight] = [:]
     var wheel: TimerWheel
     var queue: [Command] = []
     var flushing = false
@@ -122,15 +130,15 @@ public actor Scheduler {
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
-        guard let entry = entries[key] else { return .alreadyFinal }
-        let availability = entry.delivery.manualFallbackAvailability
+        guard let inFlight = entries[key] else { return .alreadyFinal }
+        let availability = inFlight.entry.delivery.manualFallbackAvailability
         guard availability == .available else { return availability }
         try await record(.manualFallbackRequested, for: key)
         return .available
     }
 
     /// The delivery's current state, while it is in flight.
-    public func delivery(for key: DeliveryKey) -> Delivery? { entries[key]?.delivery }
+    public func delivery(for key: DeliveryKey) -> Delivery? { entries[key]?.entry.delivery }
 
     public var inFlightCount: Int { entries.count }
     public var pendingTimerCount: Int { wheel.count }
