@@ -4,13 +4,25 @@ import TandemCore
 /// Carries out the network side of delivery actions (`sendPush`, `sendSMS`, `terminatePush`) against
 /// the provider ports, and turns their results back into events through `deliver`.
 ///
-/// Each send runs in its own task, so a slow provider never holds up the scheduler. A terminated push is
-/// cancelled if its task has not finished (the sender is expected to check cancellation before sending).
+/// Each push runs in its own task, so a slow provider never holds up the scheduler, and a terminated push
+/// is cancelled if its task has not finished (the sender is expected to check cancellation before sending).
+/// SMS run in a task each too, except with a ``BatchSMSSender``: then the SMS of one `dispatch` call go in
+/// one task and their results come back as one batch.
 /// Not guaranteed: ordering between the verdicts of different deliveries; exactly-once sending across a
 /// crash (see the scheduler's recovery notes).
 public final class Dispatcher: Sendable {
-    /// Where results go: normally `Scheduler.record(_:for:)`.
-    public typealias Deliver = @Sendable (DeliveryEvent, DeliveryKey) async -> Void
+    /// Where results go, several at a time, in order: normally `Scheduler.record(_:)`.
+    public typealias Deliver = @Sendable ([(DeliveryKey, DeliveryEvent)]) async -> Void
+
+    /// The network actions of one delivery, as the scheduler hands them over after a commit.
+    public struct Work: Sendable {
+        public let actions: [DeliveryAction]
+        public let context: StoredDelivery
+        public init(actions: [DeliveryAction], context: StoredDelivery) {
+            self.actions = actions
+            self.context = context
+        }
+    }
 
     private struct State {
         var pushTasks: [DeliveryKey: Task<Void, Never>] = [:]
@@ -27,24 +39,34 @@ public final class Dispatcher: Sendable {
         self.sms = sms
     }
 
-    /// Starts the network actions among `actions`; everything else is the scheduler's or the store's.
-    public func dispatch(_ actions: [DeliveryAction], for context: StoredDelivery, deliver: @escaping Deliver) {
-        for action in actions {
-            switch action {
-            case .sendPush(let targets, let policy):
-                let request = PushRequest(key: context.key, msisdn: context.msisdn, targets: targets, policy: policy,
-                                          content: context.content)
-                startPush(request, deliver: deliver)
-            case .sendSMS:
-                let request = SMSRequest(key: context.key, msisdn: context.msisdn, content: context.content,
-                                         validity: context.delivery.smsValidity)
-                startSMS(request, deliver: deliver)
-            case .terminatePush:
-                let task = state.withLock { $0.pushTasks.removeValue(forKey: context.key) }
-                task?.cancel()
-            case .schedule, .cancel, .invalidateRegistration, .record, .report:
-                break
+    /// Starts the network actions (push, SMS, terminate) of several deliveries — a scheduler batch — in
+    /// order; everything else is the scheduler's or the store's.
+    public func dispatch(_ work: [Work], deliver: @escaping Deliver) {
+        var sms: [SMSRequest] = []
+        for item in work {
+            let context = item.context
+            for action in item.actions {
+                switch action {
+                case .sendPush(let targets, let policy):
+                    let request = PushRequest(key: context.key, msisdn: context.msisdn, targets: targets, policy: policy,
+                                              content: context.content)
+                    startPush(request, deliver: deliver)
+                case .sendSMS:
+                    sms.append(SMSRequest(key: context.key, msisdn: context.msisdn, content: context.content,
+                                          validity: context.delivery.smsValidity))
+                case .terminatePush:
+                    let task = state.withLock { $0.pushTasks.removeValue(forKey: context.key) }
+                    task?.cancel()
+                case .schedule, .cancel, .invalidateRegistration, .record, .report:
+                    break
+                }
             }
+        }
+        guard !sms.isEmpty else { return }
+        if let batchSender = self.sms as? any BatchSMSSender {
+            startSMS(batch: sms, on: batchSender, deliver: deliver)
+        } else {
+            for request in sms { startSMS(request, deliver: deliver) }
         }
     }
 
@@ -52,28 +74,41 @@ public final class Dispatcher: Sendable {
         let sender = push
         track(pushKey: request.key) {
             let verdicts = await sender.send(request)
-            for target in request.targets {
+            let events = request.targets.compactMap { target -> (DeliveryKey, DeliveryEvent)? in
                 switch verdicts[target.deviceID] {
-                case .accepted: await deliver(.pushAccepted(target.deviceID), request.key)
-                case .rejected(let rejection): await deliver(.pushRejected(target.deviceID, rejection), request.key)
-                case nil: break  // cancelled (terminated) before a verdict: nothing happened on the wire
+                case .accepted: (request.key, .pushAccepted(target.deviceID))
+                case .rejected(let rejection): (request.key, .pushRejected(target.deviceID, rejection))
+                case nil: nil  // cancelled (terminated) before a verdict: nothing happened on the wire
                 }
             }
+            if !events.isEmpty { await deliver(events) }
         }
     }
 
     private func startSMS(_ request: SMSRequest, deliver: @escaping Deliver) {
         let sender = sms
         track(pushKey: nil) {
-            switch await sender.submit(request) {
-            case .submitted(let references):
-                guard !references.isEmpty else {
-                    await deliver(.smsReportReceived(.failed), request.key)  // a provider bug: nothing to match reports to
-                    return
-                }
-                await deliver(.smsSubmitted(SMSSubmission(provider: sender.providerName, references: references)), request.key)
-            case .rejected: await deliver(.smsReportReceived(.failed), request.key)
-            }
+            await deliver([(request.key, Self.event(for: await sender.submit(request), provider: sender.providerName))])
+        }
+    }
+
+    private func startSMS(batch: [SMSRequest], on sender: any BatchSMSSender, deliver: @escaping Deliver) {
+        track(pushKey: nil) {
+            let results = await sender.submit(batch: batch)
+            let provider = sender.providerName
+            await deliver(zip(batch, results).map { request, result in (request.key, Self.event(for: result, provider: provider)) })
+        }
+    }
+
+    /// A submission's result as the delivery's event.
+    private static func event(for result: SMSSubmitResult, provider: String) -> DeliveryEvent {
+        switch result {
+        case .submitted(let references) where !references.isEmpty:
+            .smsSubmitted(SMSSubmission(provider: provider, references: references))
+        case .submitted:
+            .smsReportReceived(.failed)  // a provider bug: nothing to match reports to
+        case .rejected:
+            .smsReportReceived(.failed)
         }
     }
 

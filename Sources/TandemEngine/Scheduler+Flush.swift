@@ -99,11 +99,12 @@ extension Scheduler {
             return
         }
 
+        var work: [Dispatcher.Work] = []
         for (item, key) in zip(started, keys) {
             let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
             if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
             trackSMSSubmission(of: entry)
-            act(item.actions, key: key, entry: entry)
+            act(item.actions, key: key, entry: entry, into: &work)
         }
         for item in changed {
             guard let entry = entries[item.key]?.entry else { continue }
@@ -111,8 +112,9 @@ extension Scheduler {
             trackSMSSubmission(of: entry)
             logFallback(item.actions, of: entry)
             if entry.delivery.isFinal { entries[item.key] = nil }
-            act(item.actions, key: item.key, entry: entry)
+            act(item.actions, key: item.key, entry: entry, into: &work)
         }
+        dispatch(work)
         for reply in replies {
             switch reply {
             case .keys(let continuation, let range): continuation.resume(returning: Array(keys[range]))
@@ -138,25 +140,35 @@ extension Scheduler {
                                                      "msisdn": .msisdn(entry.msisdn)])
     }
 
-    /// After the commit: timers into the wheel, network actions to the dispatcher.
-    func act(_ actions: [DeliveryAction], key: DeliveryKey, entry: Entry) {
+    /// After the commit: timers into the wheel; network actions are collected into `work` for ``dispatch(_:)``.
+    func act(_ actions: [DeliveryAction], key: DeliveryKey, entry: Entry, into work: inout [Dispatcher.Work]) {
+        var network = false
         for action in actions {
             switch action {
             case .schedule(let kind, let deadline):
                 arm(kind, of: key, at: deadline)
             case .cancel(let kind):
                 wheel.cancel(Self.timerID(key, kind))
-            case .sendPush, .terminatePush, .sendSMS, .invalidateRegistration, .record, .report:
+            case .sendPush, .terminatePush, .sendSMS:
+                network = true
+            case .invalidateRegistration, .record, .report:
                 break
             }
         }
-        dispatcher.dispatch(actions, for: entry) { [weak self] event, key in
+        if network { work.append(Dispatcher.Work(actions: actions, context: entry)) }
+    }
+
+    /// Hands a batch's network actions to the dispatcher; their results come back as events, in batches.
+    func dispatch(_ work: [Dispatcher.Work]) {
+        guard !work.isEmpty else { return }
+        dispatcher.dispatch(work) { [weak self] events in
             guard let self else { return }
             do {
-                try await self.record(event, for: key)
+                _ = try await self.record(events)
             } catch {
-                self.logger.error("provider result not recorded", ["delivery": .int(key.rawValue), "event": .string(event.logKind),
-                                                                          "error": .string("\(error)")])
+                self.logger.error("provider results not recorded", ["deliveries": .string(events.map { String($0.0.rawValue) }.joined(separator: ",")),
+                                                                    "events": .string(events.map(\.1.logKind).joined(separator: ",")),
+                                                                    "error": .string("\(error)")])
             }
         }
     }

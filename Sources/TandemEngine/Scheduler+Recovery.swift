@@ -25,6 +25,7 @@ extension Scheduler {
         var report = RecoveryReport()
         let now = clock.now()
         _ = wheel.advance(to: tick(containing: now))  // the wheel is empty: this only moves its clock
+        var work: [Dispatcher.Work] = []
         for item in stored {
             let entry = item
             entries[item.key] = InFlight(entry)
@@ -54,8 +55,9 @@ extension Scheduler {
             case .awaitingRoute, .awaitingSMSReport, .final:
                 break
             }
-            act(resume, key: item.key, entry: entry)
+            act(resume, key: item.key, entry: entry, into: &work)
         }
+        dispatch(work)
         logger.info("scheduler recovered", ["deliveries": .int(Int64(report.deliveries)), "timersOverdue": .int(Int64(report.timersOverdue)),
                                             "pushesResent": .int(Int64(report.pushesResent)), "smsResent": .int(Int64(report.smsResent))])
         return report

@@ -200,3 +200,51 @@ final class GatedLookupStore: DeliveryStore {
         for continuation in waiting { continuation.resume() }
     }
 }
+
+/// A ``BatchSMSSender`` that records the batches it was given; the numbers ending in 9 are refused.
+final class RecordingBatchSMSSender: BatchSMSSender {
+    private let batches = Mutex<[[SMSRequest]]>([])
+    var providerName: String { "batch" }
+
+    func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
+        await submit(batch: [sms])[0]
+    }
+
+    func submit(batch: [SMSRequest]) async -> [SMSSubmitResult] {
+        let first = batches.withLock { batches -> Int in
+            batches.append(batch)
+            return batches.map(\.count).reduce(0, +) - batch.count
+        }
+        return batch.enumerated().map { index, sms in
+            sms.msisdn.e164.hasSuffix("9") ? .rejected(reason: "refused") : .submitted(references: ["b-\(first + index + 1)"])
+        }
+    }
+
+    var sizes: [Int] { batches.withLock { $0.map(\.count) } }
+}
+
+@Suite("Scheduler: SMS through a batch sender")
+struct SchedulerBatchSMSTests {
+    @Test("the SMS of one scheduler batch go to a batch sender in one call, in order; each result reaches its own delivery")
+    func oneCallPerBatch() async throws {
+        let sender = RecordingBatchSMSSender()
+        let h = SchedulerTests.Harness(smsSender: sender)
+        let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
+        let numbers = (1...5).map { MSISDN("+3161000000\($0 == 5 ? 9 : $0)")! }
+        let keys = try await h.scheduler.accept(numbers.map {
+            Scheduler.NewDelivery(msisdn: $0, content: SchedulerTests.content, decision: .sms(route), smsValidity: .seconds(3_600))
+        })
+        await h.dispatcher.waitUntilIdle()
+        #expect(sender.sizes == [5])
+        for (index, key) in keys.prefix(4).enumerated() {
+            #expect(await h.scheduler.delivery(for: key)?.sms?.references == ["b-\(index + 1)"])
+            #expect(await h.scheduler.delivery(for: key)?.state == .awaitingSMSReport)
+        }
+        // The refused one failed over SMS at once; the others are matched by their batch references.
+        #expect(await h.scheduler.delivery(for: keys[4]) == nil)
+        #expect(h.store.reports(for: keys[4]) == [.failed])
+        try await h.scheduler.recordSMSReports([SMSDeliveryReport(provider: "batch", reference: "b-3", outcome: .delivered)])
+        #expect(await h.scheduler.delivery(for: keys[2]) == nil)
+        #expect(h.store.reports(for: keys[2]).last == .delivered)
+    }
+}

@@ -87,6 +87,29 @@ struct SimulatorSMSTests {
                                      .submitted(references: ["sim-3"])])
     }
 
+    @Test("a batch is answered together after one latency, in order, each SMS under its own rule")
+    func batch() async {
+        let clock = SimulatorTestClock()
+        let simulator = SMSSimulator(settings: Self.settings {
+            $0.latency = .milliseconds(20)
+            $0.rules = [Configuration.SimulatedSMSRule(msisdnSuffix: "99", outcome: .rejected)]
+        }, clock: clock)
+        let answers = Collected<SMSSubmitResult>()
+        Task {
+            answers.append(contentsOf: await simulator.submit(batch: [Self.sms(1, to: "+31612345671"), Self.sms(2, to: "+31612345699"),
+                                                                      Self.sms(3, to: "+31612345673")]))
+        }
+        #expect(await eventually { clock.sleeperCount > 0 })
+        clock.advance(by: .milliseconds(19))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(answers.all.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(await eventually { answers.all.count == 3 })
+        #expect(answers.all == [.submitted(references: ["sim-1"]), .rejected(reason: "the simulated SMSC refused the number"),
+                                .submitted(references: ["sim-2"])])
+        #expect(simulator.log.map(\.key) == [DeliveryKey(1), DeliveryKey(3)])
+    }
+
     @Test("the log keeps the latest submissions, oldest first")
     func logBound() async {
         let simulator = SMSSimulator(settings: Self.settings(), clock: SimulatorTestClock())

@@ -36,6 +36,13 @@ public protocol SMSSender: Sendable {
     func submit(_ sms: SMSRequest) async -> SMSSubmitResult
 }
 
+/// An ``SMSSender`` that takes several SMS in one call and answers them together, in order — for senders
+/// whose answers all take about as long (the in-process simulator): the dispatcher then runs one task per
+/// batch instead of one per SMS, and records the batch's results in one scheduler command.
+public protocol BatchSMSSender: SMSSender {
+    func submit(batch: [SMSRequest]) async -> [SMSSubmitResult]
+}
+
 public struct SMSRequest: Sendable, Hashable {
     public let key: DeliveryKey
     public let msisdn: MSISDN

@@ -14,7 +14,7 @@ import TandemCore
 /// handler is set, SMS are taken but never reported. Not simulated: parts — one reference and one report
 /// per SMS, however long (a real SMSC reports each part). Not guaranteed: reports still due when the
 /// simulator is released.
-public final class SMSSimulator: SMSSender {
+public final class SMSSimulator: BatchSMSSender {
     public struct Submitted: Sendable, Hashable {
         public let key: DeliveryKey
         public let msisdn: MSISDN
@@ -89,9 +89,25 @@ public final class SMSSimulator: SMSSender {
     }
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
+        await waitOutLatency()
+        return take(sms)
+    }
+
+    /// Several SMS answered together after one `latency`, in order.
+    public func submit(batch: [SMSRequest]) async -> [SMSSubmitResult] {
+        guard !batch.isEmpty else { return [] }
+        await waitOutLatency()
+        return batch.map(take)
+    }
+
+    private func waitOutLatency() async {
         if settings.latency > .zero {
             await withCheckedContinuation { answers.schedule($0, at: clock.now() + settings.latency) }
         }
+    }
+
+    /// Decides an SMS's fate by the rules, numbers it and schedules its report.
+    private func take(_ sms: SMSRequest) -> SMSSubmitResult {
         let rule = settings.rules.first { $0.matches(sms.msisdn) }
         let outcome = rule?.outcome ?? .delivered
         let delay = rule?.after ?? settings.reportAfter
