@@ -93,7 +93,7 @@ LUA
 acked() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
 before=$(acked)
 # PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
-[ -z "${PERF:-}" ] || { perf record -F 499 -g -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
+[ -z "${PERF:-}" ] || { perf record -F 499 ${PERFG:--g} -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
 cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 cpu_before=$(cpu)
 wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"

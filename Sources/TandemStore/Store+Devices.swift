@@ -48,25 +48,31 @@ extension Store: DeviceRegistry {
         }
     }
 
+    /// One statement (one implicit read transaction, no BEGIN/COMMIT around two): the registration's row,
+    /// with the delivery's columns beside it (NULL when there is no such delivery).
     public func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) {
-        try readSnapshot { (db: Connection) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) in
-            (try Self.loadRegistration(device, on: db), try Self.loadTarget(key, on: db))
+        try read { (db: Connection) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) in
+            guard let row = try db.queryFirst("""
+                SELECT \(Self.registrationColumns), d.msisdn AS target_msisdn, d.final AS target_final,
+                       m.created_at AS target_created_at, tp.app_key AS target_app_key
+                FROM registrations r JOIN apps p ON p.id = r.app_id
+                LEFT JOIN deliveries d ON d.id = ?2
+                LEFT JOIN messages m ON m.id = d.message_id
+                LEFT JOIN apps tp ON tp.id = m.app_id
+                WHERE r.device_id = ?1
+                """, [.text(device.text), .integer(key.rawValue)]) else { return (nil, nil) }
+            return (try Self.registration(row), try Self.target(key, row))
         }
     }
 
-    private static func loadTarget(_ key: DeliveryKey, on db: Connection) throws(StoreError) -> ReceiptTarget? {
-        guard let row = try db.queryFirst("""
-            SELECT d.msisdn, d.final, m.created_at, p.app_key
-            FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-            WHERE d.id = ?
-            """, [.integer(key.rawValue)]) else { return nil }
-        let msisdnText = try row.get("msisdn", as: String.self)
+    private static func target(_ key: DeliveryKey, _ row: Row) throws(StoreError) -> ReceiptTarget? {
+        guard let msisdnText = try row.get("target_msisdn", as: String?.self) else { return nil }
         guard let msisdn = MSISDN(msisdnText) else {
             throw .decoding(column: "deliveries.msisdn", message: "delivery \(key): not an E.164 number: \(msisdnText)")
         }
-        return ReceiptTarget(key: key, app: try row.get("app_key", as: String?.self).flatMap(AppKey.init), msisdn: msisdn,
-                             isFinal: try row.get("final", as: Bool.self),
-                             createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
+        return ReceiptTarget(key: key, app: try row.get("target_app_key", as: String?.self).flatMap(AppKey.init), msisdn: msisdn,
+                             isFinal: try row.get("target_final", as: Bool.self),
+                             createdAt: Timestamp(milliseconds: try row.get("target_created_at", as: Int64.self)))
     }
 
     /// The inbox relation of ``InboxQuery``: one row per delivery the router pushed to `msisdn` for `app`.
@@ -114,7 +120,9 @@ extension Store: DeviceRegistry {
 
     private static func registration(_ row: Row) throws(StoreError) -> DeviceRegistration {
         let deviceText = try row.get("device_id", as: String.self)
-        let malformed = StoreError.decoding(column: "registrations", message: "registration \(deviceText) has a malformed stored value")
+        var malformed: StoreError {
+            .decoding(column: "registrations", message: "registration \(deviceText) has a malformed stored value")
+        }
         guard let device = DeviceID(deviceText), let app = AppKey(try row.get("app_key", as: String.self)),
               let platform = Platform(wireName: try row.get("platform", as: String.self)),
               let status = RegistrationStatus(wireName: try row.get("status", as: String.self)) else { throw malformed }

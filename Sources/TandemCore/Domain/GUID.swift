@@ -8,13 +8,17 @@ public struct GUID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses the 36-character hyphenated form; nil for anything else (no braces, no bare 32 hex digits).
     public init?(_ text: String) {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return nil }
-        for (index, byte) in utf8.enumerated() {
-            let valid = [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : byte.isHexDigit
-            guard valid else { return nil }
+        guard text.utf8.count == 36 else { return nil }
+        var upperCase = false
+        for (index, byte) in text.utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard byte.isHexDigit else { return nil }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") { upperCase = true }
+            }
         }
-        self.text = text.lowercased()
+        self.text = upperCase ? text.lowercased() : text
     }
 
     /// A random version-4 GUID drawn from `generator`; pass `SystemRandomNumberGenerator` for secrets.

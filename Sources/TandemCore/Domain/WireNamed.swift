@@ -8,6 +8,10 @@ extension WireNamed {
 
     /// Parses a wire name in any casing with surrounding spaces; nil for anything else.
     public init?(wireName: String) {
+        if let exact = Self(rawValue: wireName) {  // the usual case, stored values above all
+            self = exact
+            return
+        }
         let folded = wireName.trimmingASCIISpaces().lowercased()
         guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
         self = match

@@ -15,7 +15,8 @@ public protocol DeviceRegistry: Sendable {
     func update<T: Sendable>(_ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws -> T?
 
     /// The registration (as ``registration(_:)``) and who may report receipts for the delivery with this
-    /// key (its `UpdateID`; nil when there is none), in one read: the receipt path's only read.
+    /// key (its `UpdateID`; nil when there is none, and when there is no such registration — a receipt
+    /// from an unknown install is refused before its target matters), in one read: the receipt path's only read.
     func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws -> (DeviceRegistration?, ReceiptTarget?)
 
     /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
