@@ -166,9 +166,10 @@ extension Scheduler {
             do {
                 _ = try await self.record(events)
             } catch {
-                self.logger.error("provider results not recorded", ["deliveries": .string(events.map { String($0.0.rawValue) }.joined(separator: ",")),
-                                                                    "events": .string(events.map(\.1.logKind).joined(separator: ",")),
-                                                                    "error": .string("\(error)")])
+                self.logger.error("provider results not recorded", [
+                    "deliveries": .string(events.map { String($0.0.rawValue) }.joined(separator: ",")),
+                    "events": .string(events.map(\.1.logKind).joined(separator: ",")), "error": .string("\(error)"),
+                ])
             }
         }
     }

@@ -5,10 +5,12 @@ import Foundation
 ///
 /// SQLite's default (`wal_autocheckpoint`) runs a checkpoint inside the COMMIT that takes the log past
 /// 1,000 pages: copying ~4 MiB and two fsyncs on the writer thread while every caller of that batch waits.
-/// Measured on the gateway's single-recipient accept (wrk -c64, 2 cores, same run): inline 14.4–15.1k req/s,
-/// p99 11.4–11.7 ms, 83–90 µs of server CPU per request; with this thread 16.6–16.9k req/s, p99 6.9–7.1 ms,
-/// 82–84 µs (a longer log copies pages written several times once). Here the writer's WAL hook only reports the log's length, and this thread runs
-/// `PASSIVE` checkpoints (which never take the writer's lock) whenever `threshold` pages await copying.
+/// Measured on the gateway's single-recipient accept (wrk -c64, 2 cores, same run): inline 14.4–15.1k
+/// req/s, p99 11.4–11.7 ms, 83–90 µs of server CPU per request; with this thread 16.6–16.9k req/s, p99
+/// 6.9–7.1 ms, 82–84 µs (a longer log copies pages written several times once).
+///
+/// Here the writer's WAL hook only reports the log's length, and this thread runs `PASSIVE` checkpoints
+/// (which never take the writer's lock) whenever `threshold` pages await copying.
 ///
 /// The log starts again from its beginning only at a BEGIN that finds it wholly copied, which a background
 /// pass never achieves while commits keep coming (each pass copies what was committed before it started).
