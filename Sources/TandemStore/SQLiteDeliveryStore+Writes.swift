@@ -16,38 +16,62 @@ extension SQLiteDeliveryStore {
         }
         var keys: [DeliveryKey] = []
         keys.reserveCapacity(inserts.count)
+        // The event log and the provider references are appended at the end, many rows per statement.
+        var events: [SQLValue] = []
+        events.reserveCapacity((inserts.count + changes.count) * 4)
+        var references: [SQLValue] = []
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
                                          at: record.at, on: db)
-            try appendEvent(record.event, to: key, at: record.at, on: db)
+            events += eventValues(record.event, of: key, at: record.at)
             try persist(record.effects, of: key, delivery: record.delivery, at: record.at, on: db)
             keys.append(key)
         }
         for (change, columns) in changes {
             try updateDelivery(change.key, columns: columns, at: change.at, on: db)
-            try appendEvent(change.event, to: change.key, at: change.at, on: db)
+            events += eventValues(change.event, of: change.key, at: change.at)
             try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, on: db)
             if case .smsSubmitted(let submission) = change.event {
-                try recordProviderReferences(submission, of: change.key, at: change.at, on: db)
+                for reference in submission.references {
+                    references += [.text(submission.provider), .text(reference), .integer(change.key.rawValue),
+                                   .integer(change.at.milliseconds)]
+                }
             }
         }
+        try insertRows(Self.appendEventsSQL, columns: 4, events, on: db)
+        // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
+        // provider hands out again points at the newest delivery.
+        try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
+                       references, on: db)
         return keys
     }
 
-    /// One `provider_refs` row per part, so a report can be matched to its delivery even after it is final.
-    /// An id the provider hands out again points at the newest delivery.
-    private static func recordProviderReferences(_ submission: SMSSubmission, of key: DeliveryKey, at: Timestamp,
-                                                 on db: Connection) throws(StoreError) {
-        for reference in submission.references {
-            try db.run("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at) VALUES (?, ?, ?, ?)",
-                       [.text(submission.provider), .text(reference), .integer(key.rawValue), .integer(at.milliseconds)])
-        }
+    private static let appendEventsSQL = "INSERT INTO delivery_events (delivery_id, at, kind, detail)"
+
+    private static func eventValues(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp) -> [SQLValue] {
+        [.integer(key.rawValue), .integer(at.milliseconds), .text(event.logKind), .text(event.logDetail)]
     }
 
     static func appendEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {
-        try db.run("INSERT INTO delivery_events (delivery_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-                   [.integer(key.rawValue), .integer(at.milliseconds), .text(event.logKind), .text(event.logDetail)])
+        try insertRows(appendEventsSQL, columns: 4, eventValues(event, of: key, at: at), on: db)
+    }
+
+    /// `insert` (`INSERT … (columns)`) with `values` as rows of `columns` values, in order: 64, 16, 4 or 1 rows
+    /// per statement — a statement per chunk instead of per row, from four statement texts per insert (each
+    /// prepared once per connection).
+    static func insertRows(_ insert: String, columns: Int, _ values: [SQLValue], on db: Connection) throws(StoreError) {
+        let rows = values.count / columns
+        var row = 0
+        for size in [64, 16, 4, 1] {
+            guard rows - row >= size else { continue }
+            let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+            let sql = insert + " VALUES " + Array(repeating: tuple, count: size).joined(separator: ", ")
+            while rows - row >= size {
+                try db.run(sql, Array(values[(row * columns)..<((row + size) * columns)]))
+                row += size
+            }
+        }
     }
 
     /// The `messages` row for `content.messageID`: one known from earlier in this job, an existing row

@@ -242,3 +242,16 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 }
+
+@Suite("Multi-row inserts")
+struct MultiRowInsertTests {
+    @Test("rows go in chunks of 64, 16, 4 and 1, every row once and in order", arguments: [0, 1, 3, 4, 5, 21, 64, 85, 150])
+    func chunks(rows: Int) throws {
+        let db = try Connection(path: ":memory:")
+        try db.execute("CREATE TABLE t (seq INTEGER NOT NULL, label TEXT NOT NULL) STRICT")
+        let values = (0..<rows).flatMap { [SQLValue.integer(Int64($0)), .text("row \($0)")] }
+        try SQLiteDeliveryStore.insertRows("INSERT INTO t (seq, label)", columns: 2, values, on: db)
+        let stored = try db.query("SELECT seq, label FROM t ORDER BY rowid").map(\.values)
+        #expect(stored == (0..<rows).map { [.integer(Int64($0)), .text("row \($0)")] })
+    }
+}
