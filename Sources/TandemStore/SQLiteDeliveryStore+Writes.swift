@@ -20,18 +20,19 @@ extension SQLiteDeliveryStore {
         var events: [SQLValue] = []
         events.reserveCapacity((inserts.count + changes.count) * 4)
         var references: [SQLValue] = []
+        var reports: [SQLValue] = []
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
                                          at: record.at, on: db)
             events += eventValues(record.event, of: key, at: record.at)
-            try persist(record.effects, of: key, delivery: record.delivery, at: record.at, on: db)
+            try persist(record.effects, of: key, delivery: record.delivery, at: record.at, reports: &reports, on: db)
             keys.append(key)
         }
         for (change, columns) in changes {
             try updateDelivery(change.key, columns: columns, at: change.at, on: db)
             events += eventValues(change.event, of: change.key, at: change.at)
-            try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, on: db)
+            try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, reports: &reports, on: db)
             if case .smsSubmitted(let submission) = change.event {
                 for reference in submission.references {
                     references += [.text(submission.provider), .text(reference), .integer(change.key.rawValue),
@@ -40,6 +41,7 @@ extension SQLiteDeliveryStore {
             }
         }
         try insertRows(Self.appendEventsSQL, columns: 4, events, on: db)
+        try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
         // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
         // provider hands out again points at the newest delivery.
         try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
@@ -61,12 +63,19 @@ extension SQLiteDeliveryStore {
     /// per statement — a statement per chunk instead of per row, from four statement texts per insert (each
     /// prepared once per connection).
     static func insertRows(_ insert: String, columns: Int, _ values: [SQLValue], on db: Connection) throws(StoreError) {
+        try runChunked(columns: columns, values, on: db) { insert + " " + $0 }
+    }
+
+    /// Runs `statement(valuesClause)` over `values` as rows of `columns`, in chunks as ``insertRows(_:columns:_:on:)``
+    /// does; the clause is `VALUES (?, …), …` with the chunk's rows.
+    static func runChunked(columns: Int, _ values: [SQLValue], on db: Connection,
+                           _ statement: (String) -> String) throws(StoreError) {
         let rows = values.count / columns
         var row = 0
         for size in [64, 16, 4, 1] {
             guard rows - row >= size else { continue }
             let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
-            let sql = insert + " VALUES " + Array(repeating: tuple, count: size).joined(separator: ", ")
+            let sql = statement("VALUES " + Array(repeating: tuple, count: size).joined(separator: ", "))
             while rows - row >= size {
                 try db.run(sql, Array(values[(row * columns)..<((row + size) * columns)]))
                 row += size
@@ -152,18 +161,21 @@ extension SQLiteDeliveryStore {
         }
     }
 
-    /// A report is queued only when the delivery's account has a webhook (the statement inserts nothing
-    /// otherwise); a key with no delivery has already failed on its event row.
+    /// Values per report row of ``StatusReportPayload/outboxInsertSQL(values:)``.
+    private static let reportColumns = 9
+
+    /// Adds the reports to `reports` (queued at the end of the job, only for accounts with a webhook) and marks
+    /// invalidated installs.
     private static func persist(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
-                                on db: Connection) throws(StoreError) {
+                                reports: inout [SQLValue], on db: Connection) throws(StoreError) {
         for status in effects.reports {
             let cause = delivery.smsCause
-            try db.run(StatusReportPayload.outboxInsertSQL, [
-                .integer(key.rawValue), .text(status.wireName), .integer(at.milliseconds),
-                delivery.resolution?.rawValue.sqlValue ?? .null, delivery.resolution?.channel?.wireName.sqlValue ?? .null,
-                .integer(cause?.isFallback == true ? 1 : 0), cause?.rawValue.sqlValue ?? .null,
-                delivery.rejectReason?.rawValue.sqlValue ?? .null,
-            ])
+            reports += [
+                .integer(Int64(reports.count / reportColumns)), .integer(key.rawValue), .text(status.wireName),
+                .integer(at.milliseconds), delivery.resolution?.rawValue.sqlValue ?? .null,
+                delivery.resolution?.channel?.wireName.sqlValue ?? .null, .integer(cause?.isFallback == true ? 1 : 0),
+                cause?.rawValue.sqlValue ?? .null, delivery.rejectReason?.rawValue.sqlValue ?? .null,
+            ]
         }
         for device in effects.invalidations {
             // Only while the install still has the token the push went to: one that sent a new token since
