@@ -76,11 +76,10 @@ final class Checkpointer: Sendable {
     /// that does, so that each pass leaves only what was committed while it ran — except where the writer is
     /// about to copy the rest itself (a pass then would only make the writer's busy).
     private func isDue(_ state: State) -> Bool {
-        guard state.logFrames >= state.retryAt else { return false }
+        guard state.logFrames >= state.retryAt, !writerFinishes(state) else { return false }
         let waiting = state.logFrames - state.copiedFrames
         if waiting >= threshold { return true }
-        guard state.logFrames >= restartAt - threshold else { return false }
-        return waiting >= max(1, threshold / 16) && !writerFinishes(state)
+        return state.logFrames >= restartAt - threshold && waiting >= max(1, threshold / 16)
     }
 
     /// Asked by the writer between transactions: the log is long enough to restart and what is left to

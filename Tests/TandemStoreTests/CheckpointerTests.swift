@@ -40,9 +40,11 @@ struct CheckpointerTests {
             #expect(try Self.count(store) == 6_400)
             #expect(stats.passes > 0)
             #expect(stats.logRestarts >= 5)
-            // The log restarts near 400 pages (writer passes take over from 400, and at 800 regardless of the
-            // remainder); one batch may add up to 512 writes on top before the writer looks again.
-            #expect(stats.largestLog <= 800 + 1_100)
+            // The log restarts near 400 pages: from there the writer copies the rest between transactions (at 800
+            // whatever the remainder). Commits made while a background pass still runs (the writer's pass is then
+            // busy) come on top, as many as a slow machine fits into one pass — no exact bound, but far below
+            // the 6,400+ pages written.
+            #expect(stats.largestLog < 3_000)
             let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
             #expect(walBytes <= (stats.largestLog + 1) * (4_096 + 24) + 32)
             let integrity = try store.read { db throws(StoreError) in try db.scalar("PRAGMA integrity_check", as: String.self) }
