@@ -32,11 +32,14 @@ public final class Dispatcher: Sendable {
 
     private let push: any PushSender
     private let sms: any SMSSender
+    /// `sms` when it takes batches.
+    private let batchSMS: (any BatchSMSSender)?
     private let state = Mutex(State())
 
     public init(push: any PushSender, sms: any SMSSender) {
         self.push = push
         self.sms = sms
+        self.batchSMS = sms as? any BatchSMSSender
     }
 
     /// Starts the network actions (push, SMS, terminate) of several deliveries — a scheduler batch — in
@@ -63,7 +66,7 @@ public final class Dispatcher: Sendable {
             }
         }
         guard !sms.isEmpty else { return }
-        if let batchSender = self.sms as? any BatchSMSSender {
+        if let batchSender = batchSMS {
             startSMS(batch: sms, on: batchSender, deliver: deliver)
         } else {
             for request in sms { startSMS(request, deliver: deliver) }

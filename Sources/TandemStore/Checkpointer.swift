@@ -23,7 +23,7 @@ import Foundation
 /// and the log cannot restart under it — reads here are short); checkpoints after ``close()`` (the
 /// writer's own final `TRUNCATE` is the last one).
 final class Checkpointer: Sendable {
-    struct State: Sendable {
+    struct State: Sendable, ThreadStopping {
         /// Pages in the log after the writer's latest commit.
         var logFrames = 0
         /// Pages of the current log copied by the latest pass (reset when the log restarts).
@@ -49,12 +49,7 @@ final class Checkpointer: Sendable {
         self.handle = connection
         self.threshold = max(1, threshold)
         self.restartAt = max(self.threshold, restartAt)
-        let thread = Thread { [self] in
-            self.runLoop()
-        }
-        thread.name = "tandem-store-checkpointer"
-        thread.stackSize = 1 << 20
-        thread.start()
+        startDedicatedThread(named: "tandem-store-checkpointer") { [self] in self.runLoop() }
     }
 
     /// Called on the writer thread after every commit (SQLite's WAL hook) with the log's length in pages.
@@ -125,25 +120,12 @@ final class Checkpointer: Sendable {
 
     /// Stops the thread after its current pass and closes its connection.
     func close() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let stopped = lock.withLock { state in
-                state.closing = true
-                if state.stopped { return true }
-                state.closeWaiters.append(continuation)
-                return false
-            }
-            if stopped {
-                continuation.resume()
-            } else {
-                lock.signal()
-            }
-        }
+        await lock.stop()
     }
 
     /// Stops the thread without waiting for it.
     func requestClose() {
-        lock.withLock { state in state.closing = true }
-        lock.signal()
+        lock.requestStop()
     }
 
     private func runLoop() {
@@ -159,12 +141,7 @@ final class Checkpointer: Sendable {
             }
         }
         db.close()
-        let waiters = lock.withLock { state in
-            state.stopped = true
-            defer { state.closeWaiters.removeAll() }
-            return state.closeWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        lock.markStopped()
     }
 }
 

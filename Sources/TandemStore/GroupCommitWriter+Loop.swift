@@ -154,14 +154,6 @@ extension GroupCommitWriter {
     private func shutDown(_ db: Connection) {
         _ = try? db.checkpointTruncate()
         db.close()
-        let waiters = lock.withLock { state in
-            state.stopped = true
-            let waiters = state.closeWaiters
-            state.closeWaiters.removeAll()
-            return waiters
-        }
-        for waiter in waiters {
-            waiter.resume()
-        }
+        lock.markStopped()
     }
 }

@@ -19,7 +19,7 @@ final class GroupCommitWriter: Sendable {
         var commitMaxWrites: Int
     }
 
-    struct State: Sendable {
+    struct State: Sendable, ThreadStopping {
         var queue: [any WriteRequest] = []
         var closing = false
         var stopped = false
@@ -43,12 +43,7 @@ final class GroupCommitWriter: Sendable {
         var configuration = configuration
         configuration.commitMaxWrites = max(1, configuration.commitMaxWrites)
         self.configuration = configuration
-        let thread = Thread { [self] in
-            self.runLoop()
-        }
-        thread.name = "tandem-store-writer"
-        thread.stackSize = 1 << 20
-        thread.start()
+        startDedicatedThread(named: "tandem-store-writer") { [self] in self.runLoop() }
     }
 
     /// Queues `body` and suspends until the transaction containing it committed (or failed).
@@ -88,25 +83,12 @@ final class GroupCommitWriter: Sendable {
     /// Stops accepting jobs; the thread drains the queue, commits, checkpoints and closes the connection.
     /// Returns without waiting (see ``close()``).
     func requestClose() {
-        lock.withLock { state in state.closing = true }
-        lock.signal()
+        lock.requestStop()
     }
 
     /// ``requestClose()`` and wait until the thread finished and the connection is closed. Idempotent.
     func close() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let stopped = lock.withLock { state in
-                state.closing = true
-                if state.stopped { return true }
-                state.closeWaiters.append(continuation)
-                return false
-            }
-            if stopped {
-                continuation.resume()
-            } else {
-                lock.signal()
-            }
-        }
+        await lock.stop()
     }
 
     /// Test hook: suspends until at least `depth` jobs wait in the queue (not yet taken by the writer).

@@ -25,13 +25,13 @@ extension SQLiteDeliveryStore {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
                                          at: record.at, on: db)
-            events += eventValues(record.event, of: key, at: record.at)
+            appendEventValues(record.event, of: key, at: record.at, to: &events)
             try persist(record.effects, of: key, delivery: record.delivery, at: record.at, reports: &reports, on: db)
             keys.append(key)
         }
         for (change, columns) in changes {
             try updateDelivery(change.key, columns: columns, at: change.at, on: db)
-            events += eventValues(change.event, of: change.key, at: change.at)
+            appendEventValues(change.event, of: change.key, at: change.at, to: &events)
             try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, reports: &reports, on: db)
             if case .smsSubmitted(let submission) = change.event {
                 for reference in submission.references {
@@ -51,12 +51,17 @@ extension SQLiteDeliveryStore {
 
     private static let appendEventsSQL = "INSERT INTO delivery_events (delivery_id, at, kind, detail)"
 
-    private static func eventValues(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp) -> [SQLValue] {
-        [.integer(key.rawValue), .integer(at.milliseconds), .text(event.logKind), .text(event.logDetail)]
+    private static func appendEventValues(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp, to values: inout [SQLValue]) {
+        values.append(.integer(key.rawValue))
+        values.append(.integer(at.milliseconds))
+        values.append(.text(event.logKind))
+        values.append(.text(event.logDetail))
     }
 
     static func appendEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {
-        try insertRows(appendEventsSQL, columns: 4, eventValues(event, of: key, at: at), on: db)
+        var values: [SQLValue] = []
+        appendEventValues(event, of: key, at: at, to: &values)
+        try insertRows(appendEventsSQL, columns: 4, values, on: db)
     }
 
     /// `insert` (`INSERT … (columns)`) with `values` as rows of `columns` values, in order: 64, 16, 4 or 1 rows

@@ -46,29 +46,21 @@ struct ServeCommand {
         let startTime = ProcessIO.unixTime()
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
         let httpMetrics = HTTPMetrics(registry: registry)
-        registry.gauge("tandem_store_commits_total", help: "Write transactions committed by the store's group-commit writer.") {
-            Double(store.writerStatistics.commits)
-        }
-        registry.gauge("tandem_store_writes_total", help: "Write jobs committed (several share one transaction).") {
-            Double(store.writerStatistics.committedJobs)
-        }
-        registry.gauge("tandem_store_largest_commit_writes", help: "Most write jobs ever committed in one transaction.") {
-            Double(store.writerStatistics.largestBatch)
-        }
-        registry.gauge("tandem_store_checkpoints_total", help: "Background checkpoint passes that copied the write-ahead log into the database.") {
-            Double(store.checkpointStatistics.passes)
-        }
-        registry.gauge("tandem_store_writer_checkpoints_total", help: "Log remainders copied by the writer between transactions so that the log could restart.") {
-            Double(store.checkpointStatistics.writerPasses)
-        }
-        registry.gauge("tandem_store_checkpoint_failures_total", help: "Background checkpoint passes that did not run (busy) or failed.") {
-            Double(store.checkpointStatistics.failedPasses)
-        }
-        registry.gauge("tandem_store_wal_restarts_total", help: "Times the write-ahead log started again from its beginning.") {
-            Double(store.checkpointStatistics.logRestarts)
-        }
-        registry.gauge("tandem_store_wal_largest_pages", help: "The longest the write-ahead log has been, in pages.") {
-            Double(store.checkpointStatistics.largestLog)
+        let storeGauges: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
+            ("tandem_store_commits_total", "Write transactions committed by the store's group-commit writer.", { $0.writerStatistics.commits }),
+            ("tandem_store_writes_total", "Write jobs committed (several share one transaction).", { $0.writerStatistics.committedJobs }),
+            ("tandem_store_largest_commit_writes", "Most write jobs ever committed in one transaction.", { $0.writerStatistics.largestBatch }),
+            ("tandem_store_checkpoints_total", "Background checkpoint passes that copied the write-ahead log into the database.",
+             { $0.checkpointStatistics.passes }),
+            ("tandem_store_writer_checkpoints_total", "Log remainders copied by the writer between transactions so that the log could restart.",
+             { $0.checkpointStatistics.writerPasses }),
+            ("tandem_store_checkpoint_failures_total", "Background checkpoint passes that did not run (busy) or failed.",
+             { $0.checkpointStatistics.failedPasses }),
+            ("tandem_store_wal_restarts_total", "Times the write-ahead log started again from its beginning.", { $0.checkpointStatistics.logRestarts }),
+            ("tandem_store_wal_largest_pages", "The longest the write-ahead log has been, in pages.", { $0.checkpointStatistics.largestLog }),
+        ]
+        for gauge in storeGauges {
+            registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store)) }
         }
 
         let webhookClient: HTTPClient
