@@ -1,4 +1,5 @@
 import Foundation
+import TandemTestSupport
 
 /// A `Tests/peers/<script>` run with the venv's Python (`TANDEM_PYTHON`, set by `make unit`; else the
 /// repository's `.venv`, else `python3`), like the provider tests' `PeerProcess.pythonPeer`. The script
@@ -21,17 +22,7 @@ final class PythonPeer: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        var line: [UInt8] = []
-        while true {
-            let chunk = output.fileHandleForReading.availableData  // blocks until data or EOF
-            if chunk.isEmpty { break }
-            line += chunk
-            if let newline = line.firstIndex(of: UInt8(ascii: "\n")) {
-                line = Array(line[..<newline])
-                break
-            }
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = readFirstLine(from: output.fileHandleForReading)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).split(separator: " ").first ?? "") else {
             process.terminate()
             process.waitUntilExit()

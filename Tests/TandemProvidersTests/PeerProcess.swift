@@ -1,4 +1,5 @@
 import Foundation
+import TandemTestSupport
 import XCTest
 
 /// A peer started for one test and stopped by it (or, if the test process dies, by the
@@ -68,7 +69,7 @@ final class PeerProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let line = readLine(from: output.fileHandleForReading)
+        let line = readFirstLine(from: output.fileHandleForReading)
         let ports = line.hasPrefix("PORT ") ? line.dropFirst(5).split(separator: " ").compactMap { Int($0) } : []
         guard let port = ports.first else {
             process.terminate()
@@ -90,20 +91,6 @@ final class PeerProcess: @unchecked Sendable {
 
     deinit {
         stop()
-    }
-
-    private static func readLine(from handle: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = handle.availableData // blocks until data or EOF
-            if chunk.isEmpty { break }
-            bytes += chunk
-            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                bytes = Array(bytes[..<newline])
-                break
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The executable's path, or an `XCTSkip` saying it is genuinely unavailable.

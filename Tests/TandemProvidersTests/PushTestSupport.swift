@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TandemCore
+import TandemTestSupport
 @testable import TandemProviders
 
 /// A clock that moves only when told to, and whose sleeps return at once after moving it to the deadline
@@ -53,8 +54,8 @@ enum OpenSSLTool {
         try process.run()
         feed.fileHandleForWriting.write(Data(input))
         try feed.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        let data = readToEnd(from: output.fileHandleForReading)
+        let problem = readToEnd(from: errors.fileHandleForReading)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw Failure(description: "openssl \(arguments.joined(separator: " ")): exit \(process.terminationStatus): "
