@@ -49,7 +49,7 @@ extension Scheduler {
                 let first = started.count
                 for new in news {
                     var delivery = Delivery(smsValidity: new.smsValidity)
-                    let event = DeliveryEvent.routed(new.decision)
+                    let event = new.start
                     let actions = delivery.handle(event, now: now)
                     inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
                                                      at: now, effects: PersistedEffects(actions: actions)))

@@ -33,14 +33,25 @@ public actor Scheduler {
     public struct NewDelivery: Sendable {
         public let msisdn: MSISDN
         public let content: MessageContent
-        public let decision: RoutingDecision
+        /// The delivery's first event: `.routed` with the routing decision, or `.expired`.
+        public let start: DeliveryEvent
         public let smsValidity: Duration
 
         public init(msisdn: MSISDN, content: MessageContent, decision: RoutingDecision, smsValidity: Duration) {
+            self.init(msisdn: msisdn, content: content, start: .routed(decision), smsValidity: smsValidity)
+        }
+
+        private init(msisdn: MSISDN, content: MessageContent, start: DeliveryEvent, smsValidity: Duration) {
             self.msisdn = msisdn
             self.content = content
-            self.decision = decision
+            self.start = start
             self.smsValidity = smsValidity
+        }
+
+        /// A recipient whose message's validity ended before it could start (it waited in a spool): the
+        /// delivery is stored already final, Expired and reported, and sends nothing.
+        public static func expired(msisdn: MSISDN, content: MessageContent) -> NewDelivery {
+            NewDelivery(msisdn: msisdn, content: content, start: .expired, smsValidity: .zero)
         }
     }
 

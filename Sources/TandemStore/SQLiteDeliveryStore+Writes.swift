@@ -13,6 +13,14 @@ extension SQLiteDeliveryStore {
                 messageRows[message.content.messageID] = try insertMessage(message, on: db)
             }
             if let idempotency = request.idempotency { try insertIdempotency(idempotency, on: db) }
+            for spool in request.spools {
+                guard let messageRow = messageRows[spool.messageID] else {
+                    throw .constraint(extendedCode: .constraintForeignKey,
+                                      message: "spool of message \(spool.messageID.text) without its message record", sql: nil)
+                }
+                try insertSpool(spool, messageRow: messageRow, on: db)
+            }
+            for progress in request.spoolProgress { try advanceSpool(progress, on: db) }
         }
         var keys: [DeliveryKey] = []
         keys.reserveCapacity(inserts.count)

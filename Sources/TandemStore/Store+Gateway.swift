@@ -127,11 +127,18 @@ extension Store: SenderDirectory, MessageLedger {
                                             updatedAt: Timestamp(milliseconds: try delivery.get("updated_at", as: Int64.self)),
                                             events: events))
         }
+        var queued: [MSISDN] = []
+        if let spool = try db.queryFirst("SELECT recipients, total, started FROM message_spools WHERE message_id = ?",
+                                         [.integer(try row.get("id", as: Int64.self))]) {
+            queued = try spooledRecipients(try spool.get("recipients", as: String.self),
+                                           total: Int(try spool.get("total", as: Int64.self)),
+                                           from: Int(try spool.get("started", as: Int64.self)), limit: nil, message: idText)
+        }
         return MessageView(id: id, reference: try row.get("reference", as: String?.self),
                            sender: try row.get("sender", as: String.self), messageType: type,
                            appKey: try row.get("app_key", as: String?.self).flatMap(AppKey.init),
                            fallbackFor: try row.get("fallback_for", as: String?.self).flatMap(GUID.init),
                            createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)),
-                           recipients: recipients)
+                           recipients: recipients, queued: queued)
     }
 }

@@ -14,6 +14,7 @@ final class DeliveryStack: Sendable {
     let gateway: CMGatewayService
     let deviceAPI: DeviceAPIService
     let relay: OutboxRelay
+    let drainer: SpoolDrainer
     let store: Store
     let providers: ProviderStack
     private let configuration: Configuration
@@ -36,10 +37,18 @@ final class DeliveryStack: Sendable {
         providers.connect(to: scheduler)
         let now: @Sendable () -> Timestamp = { clock.now() }
         let authenticator = ProductTokenAuthenticator(directory: store, now: now)
-        gateway = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, policies: policies,
+        let settings = configuration.gateway
+        let drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: policies, now: now,
+                                   configuration: SpoolDrainer.Configuration(
+                                       chunk: settings.spoolChunk, maxInFlight: settings.spoolMaxInFlight,
+                                       defaultSMSValidity: settings.defaultSMSValidity),
+                                   logger: logger.with(["component": "spool"]))
+        self.drainer = drainer
+        gateway = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
                                    authenticator: authenticator, now: now,
                                    configuration: CMGatewayService.Configuration(
-                                       defaultSMSValidity: configuration.gateway.defaultSMSValidity),
+                                       defaultSMSValidity: settings.defaultSMSValidity,
+                                       spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
                                    logger: logger.with(["component": "gateway"]))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
                                      voiceCaller: providers.voiceCaller,
@@ -79,6 +88,9 @@ final class DeliveryStack: Sendable {
         let retention = configuration.gateway.idempotencyRetention
         tasks.add(Task { await scheduler.run() })
         tasks.add(Task { await relay.run() })
+        // Spools left by the previous run continue where they stand.
+        let drainer = drainer
+        tasks.add(Task { await drainer.run() })
         tasks.add(Task {
             let clock = SystemClock()
             while !Task.isCancelled {

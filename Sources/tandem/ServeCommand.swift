@@ -58,6 +58,8 @@ struct ServeCommand {
              { $0.checkpointStatistics.failedPasses }),
             ("tandem_store_wal_restarts_total", "Times the write-ahead log started again from its beginning.", { $0.checkpointStatistics.logRestarts }),
             ("tandem_store_wal_largest_pages", "The longest the write-ahead log has been, in pages.", { $0.checkpointStatistics.largestLog }),
+            ("tandem_spool_recipients_queued", "Accepted recipients of spooled (bulk) messages not started yet.",
+             { (try? $0.queuedSpoolRecipients()) ?? -1 }),
         ]
         for gauge in storeGauges {
             registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store)) }

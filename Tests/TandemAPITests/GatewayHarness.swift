@@ -21,7 +21,11 @@ final class GatewayHarness: Sendable {
     let appA: App
     let appB: App
 
-    init() async throws {
+    let drainer: SpoolDrainer
+
+    /// `spoolThreshold`: messages with at least this many recipients are spooled; the drainer's loop is not
+    /// running — tests start spooled recipients themselves (`drainer.drainAll()`).
+    init(spoolThreshold: Int? = nil, spoolChunk: Int = 256) async throws {
         directory = NSTemporaryDirectory() + "tandem-api-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store.open(StoreConfiguration(path: directory + "/tandem.sqlite"))
@@ -37,9 +41,12 @@ final class GatewayHarness: Sendable {
         let dispatcher = Dispatcher(push: push, sms: sms)
         scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock)
         let clock = clock
-        service = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, policies: .specDefaults,
+        drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: .specDefaults,
+                               now: { clock.now() }, configuration: SpoolDrainer.Configuration(chunk: spoolChunk))
+        service = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, drainer: drainer,
+                                   policies: .specDefaults,
                                    authenticator: ProductTokenAuthenticator(directory: store, now: { clock.now() }),
-                                   now: { clock.now() })
+                                   now: { clock.now() }, configuration: CMGatewayService.Configuration(spoolThreshold: spoolThreshold))
         self.dispatcher = dispatcher
     }
 

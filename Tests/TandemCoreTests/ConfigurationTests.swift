@@ -35,6 +35,8 @@ struct ConfigurationTests {
         #expect(production.database.checkpointPages == 1_000)
         #expect(production.scheduler.expectedTimers == 1_000_000)
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
+        #expect(production.gateway.spoolRecipients == 100 && production.gateway.spoolChunk == 256)
+        #expect(production.gateway.spoolMaxInFlight == 50_000)
         #expect(production.statusReports.giveUpAfter == .seconds(7 * 86_400))
         #expect(production.simulator.smsReportAfter == .milliseconds(500))
         #expect(production.deviceAPI.hosts == ["api.example.com"])
@@ -74,6 +76,9 @@ struct ConfigurationTests {
     func deliverySettingsErrors() {
         for (json, message) in [
             (#"{"gateway": {"idempotencyRetention": "1h"}}"#, "gateway.idempotencyRetention"),
+            (#"{"gateway": {"spoolRecipients": -1}}"#, "gateway.spoolRecipients"),
+            (#"{"gateway": {"spoolChunk": 0}}"#, "gateway.spoolChunk"),
+            (#"{"gateway": {"spoolMaxInFlight": 0}}"#, "gateway.spoolMaxInFlight"),
             (#"{"statusReports": {"initialRetryDelay": "10s", "maximumRetryDelay": "1s"}}"#, "statusReports.maximumRetryDelay"),
             (#"{"scheduler": {"tick": "0ms"}}"#, "scheduler.tick"),
             (#"{"simulator": {"smsReportAfer": "1s"}}"#, "did you mean \"smsReportAfter\""),

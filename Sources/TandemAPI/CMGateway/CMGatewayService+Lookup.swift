@@ -37,8 +37,13 @@ extension CMGatewayService {
         }
         let message: MessageView
         do {
-            guard let found = try latestMessage(account: account, idOrReference: idOrReference) else {
+            guard var found = try latestMessage(account: account, idOrReference: idOrReference) else {
                 return notFound(idOrReference)
+            }
+            if let drainer, !found.queued.isEmpty {
+                // Recipients still in the spool have no delivery to fall back from: start them first.
+                try await drainer.drain(message: found.id)
+                found = try ledger.message(account: account.productToken, id: found.id) ?? found
             }
             message = found
         } catch {

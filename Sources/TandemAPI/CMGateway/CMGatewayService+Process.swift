@@ -8,6 +8,7 @@ extension CMGatewayService {
         var lines: [CMResponseLine] = []
         var deliveries: [Scheduler.NewDelivery] = []
         var records: [MessageRecord] = []
+        var spools: [RecipientSpool] = []
         /// In-flight deliveries of earlier messages that a `fallbackFor` SMS supersedes.
         var superseded: [DeliveryKey] = []
         var firstError: CMMessageError?
@@ -17,6 +18,7 @@ extension CMGatewayService {
         let now = now()
         var plan = Plan()
         do {
+            try await startQueuedRecipients(ofEarlierMessagesIn: submission, account: account)
             for entry in submission.messages {
                 try add(entry, account: account, now: now, to: &plan)
             }
@@ -38,7 +40,7 @@ extension CMGatewayService {
             reply = Reply(status: 200, contentType: "text/plain; charset=utf-8", body: [])
         }
 
-        var request = AcceptedRequest(messages: plan.records)
+        var request = AcceptedRequest(messages: plan.records, spools: plan.spools)
         if let idempotency {
             request.idempotency = IdempotencyRecord(account: account.productToken, key: idempotency.key,
                                                     requestDigest: idempotency.digest, status: reply.status,
@@ -49,6 +51,7 @@ extension CMGatewayService {
                 _ = try await scheduler.record(plan.superseded.map { ($0, DeliveryEvent.supersededBySMS) })
             }
             _ = try await scheduler.accept(plan.deliveries, request: request)
+            if !plan.spools.isEmpty { await drainer?.wake() }
         } catch {
             logger.error("gateway commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
             return internalFailure(format: submission.format)
@@ -83,7 +86,10 @@ extension CMGatewayService {
                                      reference: message.reference, app: app?.key, forceUCS2: message.dcs == 8)
         let messageType = message.appMessageType ?? app?.defaultMessageType ?? .default
         let valid = message.recipients.compactMap(\.msisdn)
-        let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
+        let spooled = drainer != nil && earlier == nil && !valid.isEmpty
+            && configuration.spoolThreshold.map { valid.count >= $0 } == true
+        // A spooled message is routed when the drainer starts it, with the registrations of that moment.
+        let registrations = try (spooled ? nil : app).map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
         let routing = RoutingRequest(allowedChannels: message.allowedChannels, appKey: message.appKey,
                                      messageType: message.appMessageType)
         let smsValidity = validUntil.map { $0 - now } ?? configuration.defaultSMSValidity
@@ -93,9 +99,12 @@ extension CMGatewayService {
             case .failure(let error):
                 reject([recipient.raw], reference: message.reference, parts: parts, error: error, into: &plan)
             case .success(let msisdn):
-                let decision = Router.route(routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
-                plan.deliveries.append(Scheduler.NewDelivery(msisdn: msisdn, content: content, decision: decision,
-                                                             smsValidity: smsValidity))
+                if !spooled {
+                    let decision = Router.route(routing, app: app, registrations: registrations[msisdn] ?? [],
+                                                policies: policies)
+                    plan.deliveries.append(Scheduler.NewDelivery(msisdn: msisdn, content: content, decision: decision,
+                                                                 smsValidity: smsValidity))
+                }
                 plan.lines.append(CMResponseLine(to: recipient.raw, accepted: true, reference: message.reference, parts: parts,
                                                  details: nil, errorCode: .ok, messageID: messageID.text))
                 if let earlier {
@@ -105,11 +114,24 @@ extension CMGatewayService {
             }
         }
         guard accepted > 0 else { return }
+        if spooled { plan.spools.append(RecipientSpool(messageID: messageID, recipients: valid)) }
         plan.records.append(MessageRecord(
             content: content, account: account.productToken, appKey: app?.key, bodyType: message.bodyType.wireName,
             messageType: messageType, allowedChannels: message.allowedChannels, validUntil: validUntil,
             customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],
             dcs: message.dcs, richContent: message.richContent, fallbackFor: earlier?.id, createdAt: now))
+    }
+
+    /// Before a `fallbackFor` message is planned: the earlier message's spooled recipients are started, so
+    /// its in-flight deliveries to the fallback's numbers exist to be superseded.
+    private func startQueuedRecipients(ofEarlierMessagesIn submission: CMSubmission, account: Account) async throws {
+        guard let drainer else { return }
+        for entry in submission.messages {
+            guard case .success(let message) = entry.result, let reference = message.fallbackFor,
+                  let earlier = try latestMessage(account: account, idOrReference: reference),
+                  !earlier.queued.isEmpty else { continue }
+            try await drainer.drain(message: earlier.id)
+        }
     }
 
     /// The checks that need the directory, the ledger or the clock.

@@ -14,6 +14,10 @@ import TandemEngine
 /// - `fallbackFor` requires `allowedChannels: ["SMS"]` and must name an earlier message of the same
 ///   account (its id, else its reference); the earlier message's in-flight deliveries to the same numbers
 ///   are withdrawn (where their policy terminates the push on a manual fallback) before the SMS starts;
+/// - a `msg` with at least `spoolThreshold` accepted recipients is spooled: the reply follows the commit of
+///   the message and its recipient list, and the ``SpoolDrainer`` starts the deliveries; until then the
+///   message's lookup lists those recipients as queued. A fallback (either form) for a message with queued
+///   recipients starts them first, so it sees every recipient;
 /// - XML and GET carry no per-message results: any rejected `msg` or recipient rejects the whole request
 ///   and nothing is stored;
 /// - with an `Idempotency-Key`, a retry of the same request returns the first reply byte for byte; the
@@ -24,8 +28,13 @@ public final class CMGatewayService: Sendable {
     public struct Configuration: Sendable {
         /// How long an SMS may wait for its final report when the sender gave no `validity`.
         public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
-        public init(defaultSMSValidity: Duration = .seconds(48 * 3_600)) {
+        /// A `msg` with at least this many accepted recipients is spooled (its recipients stored as one row
+        /// and started by the ``SpoolDrainer``) instead of starting a delivery per recipient before the reply;
+        /// nil: never. A `fallbackFor` message is never spooled.
+        public var spoolThreshold: Int?
+        public init(defaultSMSValidity: Duration = .seconds(48 * 3_600), spoolThreshold: Int? = nil) {
             self.defaultSMSValidity = defaultSMSValidity
+            self.spoolThreshold = spoolThreshold
         }
     }
 
@@ -60,6 +69,8 @@ public final class CMGatewayService: Sendable {
     let directory: any SenderDirectory
     let ledger: any MessageLedger
     let scheduler: Scheduler
+    /// Starts spooled recipients; nil: nothing is spooled.
+    let drainer: SpoolDrainer?
     let policies: PolicySet
     let authenticator: ProductTokenAuthenticator
     let now: @Sendable () -> Timestamp
@@ -67,12 +78,13 @@ public final class CMGatewayService: Sendable {
     let logger: Logger
     private let gate = IdempotencyGate()
 
-    public init(directory: any SenderDirectory, ledger: any MessageLedger, scheduler: Scheduler, policies: PolicySet,
-                authenticator: ProductTokenAuthenticator, now: @escaping @Sendable () -> Timestamp,
+    public init(directory: any SenderDirectory, ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
+                policies: PolicySet, authenticator: ProductTokenAuthenticator, now: @escaping @Sendable () -> Timestamp,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding) {
         self.directory = directory
         self.ledger = ledger
         self.scheduler = scheduler
+        self.drainer = drainer
         self.policies = policies
         self.authenticator = authenticator
         self.now = now

@@ -32,6 +32,10 @@ enum MessageViewEncoder {
             if index > 0 { out += "," }
             append(recipient, to: &out)
         }
+        for (index, msisdn) in message.queued.enumerated() {
+            if index > 0 || !message.recipients.isEmpty { out += "," }
+            appendQueued(msisdn, since: message.createdAt, to: &out)
+        }
         out += "]}"
     }
 
@@ -47,6 +51,7 @@ enum MessageViewEncoder {
         out += ",\"smsCause\":" + optional(delivery.smsCause?.rawValue)
         out += ",\"rejectReason\":" + optional(delivery.rejectReason?.rawValue)
         out += ",\"pushTerminated\":\(delivery.pushTerminated)"
+        out += ",\"queued\":false"
         out += ",\"updatedAt\":" + JSONText.quoted(ISO8601.format(recipient.updatedAt))
         out += ",\"events\":["
         for (index, event) in recipient.events.enumerated() {
@@ -55,6 +60,14 @@ enum MessageViewEncoder {
                 + ",\"detail\":" + JSONText.quoted(event.detail) + "}"
         }
         out += "]}"
+    }
+
+    /// A recipient still in the message's spool: accepted, with no delivery (so no `updateId`) and no events yet.
+    private static func appendQueued(_ msisdn: MSISDN, since accepted: Timestamp, to out: inout String) {
+        out += "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"updateId\":null,\"status\":\"Accepted\",\"final\":false"
+        out += ",\"resolution\":null,\"channel\":null,\"fallback\":false,\"smsCause\":null,\"rejectReason\":null"
+        out += ",\"pushTerminated\":false,\"queued\":true,\"updatedAt\":" + JSONText.quoted(ISO8601.format(accepted))
+        out += ",\"events\":[]}"
     }
 
     private static func optional(_ text: String?) -> String {

@@ -14,6 +14,13 @@ extension Configuration {
         public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
         /// How long an `Idempotency-Key` is remembered (at least 24 h).
         public var idempotencyRetention: Duration = .seconds(24 * 3_600)
+        /// A `msg` with at least this many accepted recipients is spooled: stored as one recipient list,
+        /// answered, and started in the background; 0: never.
+        public var spoolRecipients = 100
+        /// Recipients the spool drainer starts per transaction.
+        public var spoolChunk = 256
+        /// In-flight deliveries above which the drainer starts no more spooled recipients.
+        public var spoolMaxInFlight = 50_000
         public init() {}
     }
 
@@ -44,7 +51,9 @@ extension Configuration.SchedulerSettings: Decodable {
 }
 
 extension Configuration.Gateway: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case defaultSMSValidity, idempotencyRetention }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case defaultSMSValidity, idempotencyRetention, spoolRecipients, spoolChunk, spoolMaxInFlight
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -56,6 +65,11 @@ extension Configuration.Gateway: Decodable {
         if c.contains(.idempotencyRetention) {
             idempotencyRetention = try c.decodeDuration(forKey: .idempotencyRetention,
                                                         in: .seconds(24 * 3_600)...(.seconds(365 * 86_400)))
+        }
+        if c.contains(.spoolRecipients) { spoolRecipients = try c.decode(Int.self, forKey: .spoolRecipients, in: 0...1_000_000) }
+        if c.contains(.spoolChunk) { spoolChunk = try c.decode(Int.self, forKey: .spoolChunk, in: 1...10_000) }
+        if c.contains(.spoolMaxInFlight) {
+            spoolMaxInFlight = try c.decode(Int.self, forKey: .spoolMaxInFlight, in: 1...100_000_000)
         }
     }
 }

@@ -29,9 +29,11 @@ public struct MessageView: Sendable, Hashable {
     public let fallbackFor: GUID?
     public let createdAt: Timestamp
     public let recipients: [RecipientView]
+    /// Accepted recipients still waiting in the message's spool (no delivery yet), in request order.
+    public let queued: [MSISDN]
 
     public init(id: GUID, reference: String?, sender: String, messageType: AppMessageType, appKey: AppKey?,
-                fallbackFor: GUID?, createdAt: Timestamp, recipients: [RecipientView]) {
+                fallbackFor: GUID?, createdAt: Timestamp, recipients: [RecipientView], queued: [MSISDN] = []) {
         self.id = id
         self.reference = reference
         self.sender = sender
@@ -40,6 +42,7 @@ public struct MessageView: Sendable, Hashable {
         self.fallbackFor = fallbackFor
         self.createdAt = createdAt
         self.recipients = recipients
+        self.queued = queued
     }
 }
 

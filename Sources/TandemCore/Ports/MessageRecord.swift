@@ -68,11 +68,48 @@ public struct IdempotencyRecord: Sendable, Hashable {
 public struct AcceptedRequest: Sendable, Hashable {
     public var messages: [MessageRecord]
     public var idempotency: IdempotencyRecord?
+    /// Spooled messages' recipients, stored compactly for the ``RecipientSpoolStore``'s drainer to start later.
+    public var spools: [RecipientSpool]
+    /// The drainer's progress through a spool: stored with the deliveries it started, so a recipient is
+    /// started exactly once even across a crash.
+    public var spoolProgress: [SpoolProgress]
 
-    public init(messages: [MessageRecord] = [], idempotency: IdempotencyRecord? = nil) {
+    public init(messages: [MessageRecord] = [], idempotency: IdempotencyRecord? = nil, spools: [RecipientSpool] = [],
+                spoolProgress: [SpoolProgress] = []) {
         self.messages = messages
         self.idempotency = idempotency
+        self.spools = spools
+        self.spoolProgress = spoolProgress
     }
 
-    public var isEmpty: Bool { messages.isEmpty && idempotency == nil }
+    public var isEmpty: Bool { messages.isEmpty && idempotency == nil && spools.isEmpty && spoolProgress.isEmpty }
+}
+
+/// The accepted recipients of a bulk message, in request order, kept as one compact row instead of a
+/// delivery each: the request is answered once they are durable, and deliveries start from the spool in
+/// the background. The message's ``MessageRecord`` is in the same request.
+public struct RecipientSpool: Sendable, Hashable {
+    public let messageID: GUID
+    public let recipients: [MSISDN]
+
+    public init(messageID: GUID, recipients: [MSISDN]) {
+        precondition(!recipients.isEmpty, "a spool holds at least one recipient")
+        self.messageID = messageID
+        self.recipients = recipients
+    }
+}
+
+/// A spool's recipients `0..<started` have deliveries (from `before` on, they were started by the request that
+/// carries this progress). The store refuses progress that does not continue from `before`.
+public struct SpoolProgress: Sendable, Hashable {
+    public let messageID: GUID
+    public let before: Int
+    public let started: Int
+
+    public init(messageID: GUID, before: Int, started: Int) {
+        precondition(0 <= before && before < started, "progress starts at least one recipient")
+        self.messageID = messageID
+        self.before = before
+        self.started = started
+    }
 }

@@ -1,0 +1,130 @@
+import TandemCore
+import TandemEngine
+
+/// Starts spooled recipients (``RecipientSpool``) in the background: the oldest spooled message first, a
+/// chunk at a time. Each chunk is routed with the registrations as they are when it starts, and its
+/// deliveries are committed together with the spool's progress, so a crash neither loses nor repeats a
+/// recipient; after a restart, ``run()`` continues where the spool stands.
+///
+/// Messages below the gateway's spool threshold are never spooled, so an OTP never queues behind a bulk
+/// send. Flow control: no chunk starts while the scheduler holds `maxInFlight` deliveries or more (a large
+/// send is started as fast as it is carried, not all at once into memory).
+/// Not guaranteed: fairness between spooled messages (one is drained before the next starts).
+public actor SpoolDrainer {
+    public struct Configuration: Sendable {
+        /// Recipients started per transaction.
+        public var chunk: Int = 256
+        /// In-flight deliveries (all of them, spooled or not) above which no chunk starts.
+        public var maxInFlight: Int = 50_000
+        /// How long an SMS may wait for its final report when the sender gave no `validity`.
+        public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
+        /// The pause while the scheduler is full, and after a chunk failed.
+        public var pause: Duration = .milliseconds(50)
+
+        public init(chunk: Int = 256, maxInFlight: Int = 50_000, defaultSMSValidity: Duration = .seconds(48 * 3_600),
+                    pause: Duration = .milliseconds(50)) {
+            precondition(chunk > 0 && maxInFlight > 0, "chunk and maxInFlight must be positive")
+            self.chunk = chunk
+            self.maxInFlight = maxInFlight
+            self.defaultSMSValidity = defaultSMSValidity
+            self.pause = pause
+        }
+    }
+
+    private let spool: any RecipientSpoolStore
+    private let directory: any SenderDirectory
+    private let scheduler: Scheduler
+    private let policies: PolicySet
+    private let now: @Sendable () -> Timestamp
+    private let configuration: Configuration
+    private let logger: Logger
+    /// Set by ``wake()``: something may have been spooled since the loop last looked.
+    private var woken = false
+    private var sleeper: CheckedContinuation<Void, Never>?
+    /// One chunk at a time, whoever asks (the loop, or a fallback draining one message): two steps reading
+    /// the same spool position would start its recipients twice (the store refuses the second).
+    private var stepping = false
+    private var stepWaiters: [CheckedContinuation<Void, Never>] = []
+    public private(set) var recipientsStarted = 0
+
+    public init(spool: any RecipientSpoolStore, directory: any SenderDirectory, scheduler: Scheduler, policies: PolicySet,
+                now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
+                logger: Logger = .discarding) {
+        self.spool = spool
+        self.directory = directory
+        self.scheduler = scheduler
+        self.policies = policies
+        self.now = now
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Drains the spools until cancelled, sleeping while none wait (until ``wake()``).
+    public func run() async {
+        while !Task.isCancelled {
+            woken = false
+            if await scheduler.inFlightCount >= configuration.maxInFlight {
+                try? await Task.sleep(for: configuration.pause)
+                continue
+            }
+            do {
+                if try await startNextChunk() { continue }
+            } catch {
+                logger.error("spooled recipients not started", ["error": .string("\(error)")])
+                try? await Task.sleep(for: configuration.pause)
+                continue
+            }
+            if !woken { await sleepUntilWoken() }
+        }
+    }
+
+    /// Tells ``run()`` that a spool was committed.
+    public func wake() {
+        woken = true
+        sleeper?.resume()
+        sleeper = nil
+    }
+
+    /// Starts every waiting recipient of `message` now (before a fallback reads the message's deliveries).
+    public func drain(message: GUID) async throws {
+        while try await startNextChunk(of: message) {}
+    }
+
+    /// Starts every waiting recipient of every spool, ignoring flow control (tests, and an operator's drain).
+    public func drainAll() async throws {
+        while try await startNextChunk() {}
+    }
+
+    private func sleepUntilWoken() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { sleeper = $0 }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+    }
+
+    /// Starts the next chunk (of `message`, if given); false when none waits.
+    func startNextChunk(of message: GUID? = nil) async throws -> Bool {
+        if stepping {
+            await withCheckedContinuation { stepWaiters.append($0) }
+        } else {
+            stepping = true
+        }
+        defer {
+            if stepWaiters.isEmpty { stepping = false } else { stepWaiters.removeFirst().resume() }
+        }
+        guard let chunk = try spool.nextSpoolChunk(limit: configuration.chunk, message: message) else { return false }
+        let now = now()
+        let app = try chunk.routing.appKey.flatMap { try directory.app(key: $0) }
+        let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: chunk.recipients) } ?? [:]
+        let deliveries = chunk.recipients.map { msisdn -> Scheduler.NewDelivery in
+            if let until = chunk.validUntil, until <= now { return .expired(msisdn: msisdn, content: chunk.content) }
+            let decision = Router.route(chunk.routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
+            return Scheduler.NewDelivery(msisdn: msisdn, content: chunk.content, decision: decision,
+                                         smsValidity: chunk.validUntil.map { $0 - now } ?? configuration.defaultSMSValidity)
+        }
+        _ = try await scheduler.accept(deliveries, request: AcceptedRequest(spoolProgress: [chunk.progress]))
+        recipientsStarted += deliveries.count
+        return true
+    }
+}
