@@ -50,7 +50,8 @@ for t in threads: t.start()
 for t in threads: t.join()
 PY
 for _ in $(seq 1 600); do
-  pending=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE status <> 'Accepted'")
+  # Every push accepted, and every spooled recipient started (1,000-recipient messages are spooled).
+  pending=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM deliveries WHERE status <> 'Accepted') + (SELECT count(*) FROM message_spools)")
   [ "$pending" = 0 ] && break
   sleep 0.1
 done

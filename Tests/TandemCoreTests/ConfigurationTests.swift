@@ -36,7 +36,7 @@ struct ConfigurationTests {
         #expect(production.scheduler.expectedTimers == 1_000_000)
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
         #expect(production.gateway.spoolRecipients == 100 && production.gateway.spoolChunk == 256)
-        #expect(production.gateway.spoolMaxInFlight == 50_000)
+        #expect(production.gateway.spoolMaxInFlight == 1_000_000)
         #expect(production.statusReports.giveUpAfter == .seconds(7 * 86_400))
         #expect(production.simulator.smsReportAfter == .milliseconds(500))
         #expect(production.deviceAPI.hosts == ["api.example.com"])

@@ -8,20 +8,21 @@ import TandemEngine
 ///
 /// Messages below the gateway's spool threshold are never spooled, so an OTP never queues behind a bulk
 /// send. Flow control: no chunk starts while the scheduler holds `maxInFlight` deliveries or more (a large
-/// send is started as fast as it is carried, not all at once into memory).
+/// send is started as fast as it is carried, not all at once into memory). A chunk that fails (the store
+/// refused it) is retried with a doubling pause, up to a minute, and logged each time.
 /// Not guaranteed: fairness between spooled messages (one is drained before the next starts).
 public actor SpoolDrainer {
     public struct Configuration: Sendable {
         /// Recipients started per transaction.
         public var chunk: Int = 256
         /// In-flight deliveries (all of them, spooled or not) above which no chunk starts.
-        public var maxInFlight: Int = 50_000
+        public var maxInFlight: Int = 1_000_000
         /// How long an SMS may wait for its final report when the sender gave no `validity`.
         public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
         /// The pause while the scheduler is full, and after a chunk failed.
         public var pause: Duration = .milliseconds(50)
 
-        public init(chunk: Int = 256, maxInFlight: Int = 50_000, defaultSMSValidity: Duration = .seconds(48 * 3_600),
+        public init(chunk: Int = 256, maxInFlight: Int = 1_000_000, defaultSMSValidity: Duration = .seconds(48 * 3_600),
                     pause: Duration = .milliseconds(50)) {
             precondition(chunk > 0 && maxInFlight > 0, "chunk and maxInFlight must be positive")
             self.chunk = chunk
@@ -41,6 +42,8 @@ public actor SpoolDrainer {
     /// Set by ``wake()``: something may have been spooled since the loop last looked.
     private var woken = false
     private var sleeper: CheckedContinuation<Void, Never>?
+    /// Chunks that failed in a row.
+    private var failures = 0
     /// One chunk at a time, whoever asks (the loop, or a fallback draining one message): two steps reading
     /// the same spool position would start its recipients twice (the store refuses the second).
     private var stepping = false
@@ -68,10 +71,14 @@ public actor SpoolDrainer {
                 continue
             }
             do {
-                if try await startNextChunk() { continue }
+                let started = try await startNextChunk()
+                failures = 0
+                if started { continue }
             } catch {
-                logger.error("spooled recipients not started", ["error": .string("\(error)")])
-                try? await Task.sleep(for: configuration.pause)
+                failures += 1
+                let pause = configuration.pause * (1 << min(failures - 1, 10))
+                logger.error("spooled recipients not started", ["error": .string("\(error)"), "failures": .int(Int64(failures))])
+                try? await Task.sleep(for: min(pause, .seconds(60)))
                 continue
             }
             if !woken { await sleepUntilWoken() }

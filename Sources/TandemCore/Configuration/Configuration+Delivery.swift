@@ -19,8 +19,9 @@ extension Configuration {
         public var spoolRecipients = 100
         /// Recipients the spool drainer starts per transaction.
         public var spoolChunk = 256
-        /// In-flight deliveries above which the drainer starts no more spooled recipients.
-        public var spoolMaxInFlight = 50_000
+        /// In-flight deliveries above which the drainer starts no more spooled recipients: a memory guard (each
+        /// in-flight delivery holds about 1 KB), not a rate.
+        public var spoolMaxInFlight = 1_000_000
         public init() {}
     }
 
