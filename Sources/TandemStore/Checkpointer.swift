@@ -49,7 +49,7 @@ final class Checkpointer: Sendable {
         self.handle = connection
         self.threshold = max(1, threshold)
         self.restartAt = max(self.threshold, restartAt)
-        startDedicatedThread(named: "tandem-store-checkpointer") { [self] in self.runLoop() }
+        startDedicatedThread(named: "tandem-ckpt") { [self] in self.runLoop() }
     }
 
     /// Called on the writer thread after every commit (SQLite's WAL hook) with the log's length in pages.

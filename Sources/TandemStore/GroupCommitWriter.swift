@@ -43,7 +43,7 @@ final class GroupCommitWriter: Sendable {
         var configuration = configuration
         configuration.commitMaxWrites = max(1, configuration.commitMaxWrites)
         self.configuration = configuration
-        startDedicatedThread(named: "tandem-store-writer") { [self] in self.runLoop() }
+        startDedicatedThread(named: "tandem-writer") { [self] in self.runLoop() }
     }
 
     /// Queues `body` and suspends until the transaction containing it committed (or failed).

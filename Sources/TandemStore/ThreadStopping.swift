@@ -44,10 +44,15 @@ extension ConditionLock where State: ThreadStopping {
 }
 
 /// Starts `body` on an OS thread of its own (1 MiB stack), outside Swift's cooperative pool: for loops that
-/// block on a lock or on SQLite.
+/// block on a lock or on SQLite. `name` is what `top -H`, `perf` and `/proc/PID/task/*/comm` show: at most
+/// 15 bytes, the kernel's limit (a longer name is refused, and the thread keeps its creator's).
 func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.name = name
+    precondition(name.utf8.count <= 15, "thread names are at most 15 bytes")
+    let thread = Thread {
+        // Named from inside: Foundation applies a name set before `start()` to the Thread object only.
+        Thread.current.name = name
+        body()
+    }
     thread.stackSize = 1 << 20
     thread.start()
 }
