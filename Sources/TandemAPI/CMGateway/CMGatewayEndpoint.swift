@@ -40,7 +40,7 @@ public struct CMGatewayEndpoint: Sendable {
         let submission = CMGatewayService.Submission(
             format: format, body: request.body, query: request.query.map { (name: $0.name, value: $0.value) },
             headerToken: request.headers["x-cm-producttoken"], idempotencyKey: request.headers["idempotency-key"],
-            target: "\(request.method) \(request.path)")
+            target: request.method.rawValue + " " + request.path)  // not "\(request.method)": an enum by reflection
         return Self.response(await service.submit(submission))
     }
 
