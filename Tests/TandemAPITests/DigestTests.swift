@@ -1,0 +1,39 @@
+import TandemCrypto
+import Testing
+
+@Suite("Digest: HMAC through kept keyed contexts")
+struct DigestTests {
+    static func hmacHex(_ algorithm: Digest.Algorithm, _ key: String, _ message: String) -> String {
+        Digest.hex(Digest.hmac(algorithm, key: Array(key.utf8), message: Array(message.utf8)))
+    }
+
+    @Test("RFC 2202 and RFC 4231 vectors, the empty key and message, and the same key again (the kept context is not consumed)")
+    func vectors() {
+        for _ in 0..<3 {
+            #expect(Self.hmacHex(.sha1, "Jefe", "what do ya want for nothing?") == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+            #expect(Self.hmacHex(.sha256, "Jefe", "what do ya want for nothing?")
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+            #expect(Self.hmacHex(.sha1, "", "") == "fbdb1d1b18aa6c08324b7d64b71fb76370690e1d")
+            #expect(Self.hmacHex(.sha256, "", "") == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        }
+        // A key longer than the block size is hashed first (RFC 4231 test case 6).
+        #expect(Digest.hex(Digest.hmac(.sha256, key: [UInt8](repeating: 0xAA, count: 131),
+                                       message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+            == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+    }
+
+    @Test("many keys from many tasks at once: every answer is the one computed alone")
+    func concurrentKeys() async {
+        let keys = (0..<2_000).map { "key-\($0)" }  // more than the kept contexts' bound
+        let expected = keys.map { Self.hmacHex(.sha1, $0, "message") }
+        let results = await withTaskGroup(of: (Int, String).self) { group in
+            for (index, key) in keys.enumerated() {
+                group.addTask { (index, Self.hmacHex(.sha1, key, "message")) }
+            }
+            var results = [String](repeating: "", count: keys.count)
+            for await (index, value) in group { results[index] = value }
+            return results
+        }
+        #expect(results == expected)
+    }
+}
