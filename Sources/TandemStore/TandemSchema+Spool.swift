@@ -15,3 +15,17 @@ extension TandemSchema {
         ) STRICT;
         """)
 }
+
+/// Migration 8: two indexes no statement uses, dropped from the write path.
+extension TandemSchema {
+    /// - `messages_account_created (account_id, created_at)` was meant for listing an account's messages by
+    ///   time; nothing lists them that way (lookups go by id or reference, which have their own indexes), and
+    ///   message ids and row ids are time-ordered already. One B-tree insert less per message.
+    /// - `provider_refs_delivery (delivery_id)` would serve foreign-key checks when deliveries are deleted;
+    ///   nothing deletes them. One B-tree insert less per SMS part.
+    /// Retention, when it comes, deletes by row id (time order) and adds back what its deletes need.
+    public static let unusedIndexes = Migration(version: 8, name: "unused indexes dropped", sql: """
+        DROP INDEX messages_account_created;
+        DROP INDEX provider_refs_delivery;
+        """)
+}

@@ -6,7 +6,7 @@
 /// Not guaranteed: any cascade — deleting a parent with children fails with a FOREIGN KEY
 /// ``StoreError/constraint(extendedCode:message:sql:)``; accounts are disabled rather than deleted.
 public enum TandemSchema {
-    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool]
+    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///
