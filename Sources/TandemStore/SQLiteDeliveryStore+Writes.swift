@@ -49,7 +49,12 @@ extension SQLiteDeliveryStore {
             }
         }
         try insertRows(Self.appendEventsSQL, columns: 4, events, on: db)
-        try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
+        // Reports are queued only for accounts with a webhook. The statement opens a temporary B-tree for its
+        // ORDER BY each time it runs (~0.7 µs per final delivery), so without any webhook it does not run.
+        if !reports.isEmpty, try db.scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL)",
+                                           as: Bool.self) == true {
+            try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
+        }
         // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
         // provider hands out again points at the newest delivery.
         try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
