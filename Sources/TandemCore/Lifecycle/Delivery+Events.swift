@@ -188,7 +188,11 @@ extension Delivery {
             guard !delivered.contains(reference) else { return [] }
             delivered.append(reference)
             smsPartsDelivered = delivered
-            return delivered.count == Set(sms.references).count ? smsReport(.delivered) : []
+            // Every distinct part id reported delivered (`delivered` holds each once); counted without a Set:
+            // an SMS has a handful of parts, and this runs for every part report.
+            var distinct = 0
+            for (index, part) in sms.references.enumerated() where !sms.references[..<index].contains(part) { distinct += 1 }
+            return delivered.count == distinct ? smsReport(.delivered) : []
         }
     }
 
