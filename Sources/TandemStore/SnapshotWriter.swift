@@ -27,23 +27,36 @@ final class SnapshotWriter: Sendable {
     init() {}
 
     func write(_ delivery: Delivery) throws(StoreError) -> String {
-        var out = "{\"devices\":{"
+        // Appended in place into one buffer sized for a typical snapshot (~500 bytes): no temporaries from `+`,
+        // no interpolation, no regrowth on the way.
+        var out = ""
+        out.reserveCapacity(1_024)
+        out += "{\"devices\":{"
         var first = true
         for (device, progress) in delivery.devices {
             if !first { out += "," }
             first = false
             JSONText.appendString(device.text, to: &out)
-            out += ":{\"accepted\":\(progress.accepted),\"acknowledged\":\(progress.acknowledged),\"read\":\(progress.read)"
-            if let rejection = progress.rejection { out += ",\"rejection\":\"\(rejection.rawValue)\"" }
+            out += ":{\"accepted\":"
+            out += Self.text(progress.accepted)
+            out += ",\"acknowledged\":"
+            out += Self.text(progress.acknowledged)
+            out += ",\"read\":"
+            out += Self.text(progress.read)
+            if let rejection = progress.rejection { Self.appendField("rejection", rejection.rawValue, to: &out) }
             out += "}"
         }
         out += "}"
         if let plan = delivery.plan { try append(plan, to: &out) }
-        if let policy = delivery.policy { out += ",\"policy\":" + (try cached(policy)) }
-        out += ",\"pushTerminated\":\(delivery.pushTerminated)"
-        if let reason = delivery.rejectReason { out += ",\"rejectReason\":\"\(reason.rawValue)\"" }
-        if let resolution = delivery.resolution { out += ",\"resolution\":\"\(resolution.rawValue)\"" }
-        if let cause = delivery.smsCause { out += ",\"smsCause\":\"\(cause.rawValue)\"" }
+        if let policy = delivery.policy {
+            out += ",\"policy\":"
+            out += try cached(policy)
+        }
+        out += ",\"pushTerminated\":"
+        out += Self.text(delivery.pushTerminated)
+        if let reason = delivery.rejectReason { Self.appendField("rejectReason", reason.rawValue, to: &out) }
+        if let resolution = delivery.resolution { Self.appendField("resolution", resolution.rawValue, to: &out) }
+        if let cause = delivery.smsCause { Self.appendField("smsCause", cause.rawValue, to: &out) }
         if let sms = delivery.sms {
             out += ",\"sms\":{\"provider\":"
             JSONText.appendString(sms.provider, to: &out)
@@ -55,25 +68,40 @@ final class SnapshotWriter: Sendable {
             out += ",\"smsPartsDelivered\":"
             Self.appendStrings(delivered, to: &out)
         }
-        out += ",\"smsRequested\":\(delivery.smsRequested)"
-        out += ",\"smsValidity\":" + (try cached(delivery.smsValidity))
-        out += ",\"state\":\"\(delivery.state.rawValue)\",\"status\":\"\(delivery.status.wireName)\",\"timers\":{"
+        out += ",\"smsRequested\":"
+        out += Self.text(delivery.smsRequested)
+        out += ",\"smsValidity\":"
+        out += try cached(delivery.smsValidity)
+        Self.appendField("state", delivery.state.rawValue, to: &out)
+        Self.appendField("status", delivery.status.wireName, to: &out)
+        out += ",\"timers\":{"
         first = true
         for (kind, deadline) in delivery.timers {
             if !first { out += "," }
             first = false
-            out += "\"\(kind.rawValue)\":\(deadline.milliseconds)"
+            out += "\""
+            out += kind.rawValue
+            out += "\":"
+            out += String(deadline.milliseconds)
         }
-        return out + "}}"
+        out += "}}"
+        return out
     }
 
     /// The plan differs per delivery (its targets), so it is written by hand; its policy is cached.
     private func append(_ plan: PushPlan, to out: inout String) throws(StoreError) {
-        out += ",\"plan\":{\"policy\":" + (try cached(plan.policy))
-        out += ",\"smsAllowed\":\(plan.smsAllowed),\"targets\":["
+        out += ",\"plan\":{\"policy\":"
+        out += try cached(plan.policy)
+        out += ",\"smsAllowed\":"
+        out += Self.text(plan.smsAllowed)
+        out += ",\"targets\":["
         for (index, target) in plan.targets.enumerated() {
             if index > 0 { out += "," }
-            out += "{\"deviceID\":\"\(target.deviceID.text)\",\"platform\":\"\(target.platform.rawValue)\",\"token\":"
+            out += "{\"deviceID\":\""
+            out += target.deviceID.text
+            out += "\",\"platform\":\""
+            out += target.platform.rawValue
+            out += "\",\"token\":"
             JSONText.appendString(target.token.text, to: &out)
             out += "}"
         }
@@ -101,6 +129,17 @@ final class SnapshotWriter: Sendable {
         if table.count >= cacheLimit { table.removeAll() }
         table[value] = text
         return text
+    }
+
+    private static func text(_ value: Bool) -> String { value ? "true" : "false" }
+
+    /// `,"name":"value"` for a value that needs no escaping (raw values and wire names of Tandem's own enums).
+    private static func appendField(_ name: String, _ value: String, to out: inout String) {
+        out += ",\""
+        out += name
+        out += "\":\""
+        out += value
+        out += "\""
     }
 
     private static func appendStrings(_ strings: [String], to out: inout String) {
