@@ -67,12 +67,13 @@ final class HTTP2TLSTests: XCTestCase {
     }
 
     func testStreamLimitSpillsOverToFurtherConnectionsUpToTheHostLimit() async throws {
-        // Bodies of 512 KiB keep streams open long enough for the limit of 5 to bind.
-        _ = try directory.write(Array(repeating: 0x41, count: 512 << 10), to: "htdocs/large.bin")
+        // Bodies of 4 MiB keep streams open long enough for the limit of 5 to bind even when the 40 tasks
+        // start slowly (512 KiB bodies were all carried one after another once, on a busy CI machine).
+        _ = try directory.write(Array(repeating: 0x41, count: 4 << 20), to: "htdocs/large.bin")
         let client = try trustingClient {
             $0.maxConnectionsPerHost = 4
             $0.maxConcurrentStreams = 5
-            $0.maxResponseBytes = 1 << 20
+            $0.maxResponseBytes = 8 << 20
         }
         let request = HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/large.bin")
         try await withThrowingTaskGroup(of: Void.self) { group in
