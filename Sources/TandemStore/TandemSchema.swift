@@ -6,7 +6,8 @@
 /// Not guaranteed: any cascade — deleting a parent with children fails with a FOREIGN KEY
 /// ``StoreError/constraint(extendedCode:message:sql:)``; accounts are disabled rather than deleted.
 public enum TandemSchema {
-    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes]
+    public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes,
+                                                  messageTypeComparisons]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///
