@@ -161,4 +161,32 @@ struct RecipientSpoolTests {
         #expect(reply.text.components(separatedBy: #""fallback":"smsRequested""#).count == 3)
         await h.close()
     }
+
+    @Test("a retried spooled request (Idempotency-Key) gets the first reply and spools nothing more; XML spools the same way, and a rejected XML request spools nothing")
+    func idempotencyAndXML() async throws {
+        let h = try await GatewayHarness(spoolThreshold: 2)
+        let request = GatewayHarness.request(token: h.accountA.productToken, Self.msg(to: ["0031600000001", "0031600000002"]))
+        let first = await h.submitJSON(request, idempotencyKey: "bulk-1")
+        let retry = await h.submitJSON(request, idempotencyKey: "bulk-1")
+        #expect(first.status == 200 && retry.body == first.body)
+        #expect(try h.rows("SELECT total, started FROM message_spools") == [[.integer(2), .integer(0)]])
+
+        let token = h.accountA.productToken.text
+        let good = await h.submitXML("""
+            <MESSAGES><AUTHENTICATION><PRODUCTTOKEN>\(token)</PRODUCTTOKEN></AUTHENTICATION>
+            <MSG><FROM>Company</FROM><TO>0031600000003</TO><TO>0031600000004</TO><TO>0031600000005</TO><BODY>hi</BODY></MSG></MESSAGES>
+            """)
+        #expect(good.status == 200 && good.body.isEmpty)
+        let bad = await h.submitXML("""
+            <MESSAGES><AUTHENTICATION><PRODUCTTOKEN>\(token)</PRODUCTTOKEN></AUTHENTICATION>
+            <MSG><FROM>Company</FROM><TO>0031600000006</TO><TO>0031600000007</TO><BODY>hi</BODY></MSG>
+            <MSG><FROM>Company</FROM><TO>not-a-number</TO><BODY>bad</BODY></MSG></MESSAGES>
+            """)
+        #expect(bad.status == 400)
+        #expect(try h.rows("SELECT total FROM message_spools ORDER BY message_id") == [[.integer(2)], [.integer(3)]])
+        try await h.drainer.drainAll()
+        #expect(try h.count("SELECT count(*) FROM deliveries") == 5)
+        #expect(await eventually { h.sms.sent.count == 5 })
+        await h.close()
+    }
 }
