@@ -3,16 +3,26 @@ import TandemCore
 /// Recipient spools (migration 7): the drainer's reads. The writes travel with deliveries, in
 /// ``SQLiteDeliveryStore``'s transaction (``AcceptedRequest/spools`` and ``AcceptedRequest/spoolProgress``).
 extension Store: RecipientSpoolStore {
-    public func nextSpoolChunk(limit: Int, message: GUID?) throws(StoreError) -> SpoolChunk? {
+    public func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) throws(StoreError) -> SpoolChunk? {
         precondition(limit > 0, "a chunk holds at least one recipient")
         return try read { (db: Connection) throws(StoreError) -> SpoolChunk? in
-            let filter = message == nil ? "" : "WHERE m.message_id = ?"
-            guard let row = try db.queryFirst("""
+            // A queue is an account (its row id); within it, spools go in message order.
+            let select = """
                 SELECT s.recipients, s.total, s.started, m.message_id, m.sender, m.body, m.reference, m.message_type,
-                       m.allowed_channels, m.validity_until, m.dcs, p.app_key
+                       m.allowed_channels, m.validity_until, m.dcs, p.app_key, coalesce(m.account_id, 0) AS queue
                 FROM message_spools s JOIN messages m ON m.id = s.message_id LEFT JOIN apps p ON p.id = m.app_id
-                \(filter) ORDER BY s.message_id LIMIT 1
-                """, message.map { [.text($0.text)] } ?? []) else { return nil }
+                """
+            let found: Row?
+            if let message {
+                found = try db.queryFirst(select + " WHERE m.message_id = ?", [.text(message.text)])
+            } else {
+                let order = " ORDER BY queue, s.message_id LIMIT 1"
+                var next: Row?
+                if let afterQueue { next = try db.queryFirst(select + " WHERE queue > ?" + order, [.integer(afterQueue)]) }
+                if next == nil { next = try db.queryFirst(select + order) }
+                found = next
+            }
+            guard let row = found else { return nil }
             let idText = try row.get("message_id", as: String.self)
             let total = Int(try row.get("total", as: Int64.self))
             let started = Int(try row.get("started", as: Int64.self))
@@ -31,7 +41,8 @@ extension Store: RecipientSpoolStore {
             return SpoolChunk(content: content,
                               routing: RoutingRequest(allowedChannels: channels, appKey: app, messageType: type),
                               validUntil: try row.get("validity_until", as: Int64?.self).map(Timestamp.init(milliseconds:)),
-                              first: started, recipients: recipients, total: total)
+                              first: started, recipients: recipients, total: total,
+                              queue: try row.get("queue", as: Int64.self))
         }
     }
 

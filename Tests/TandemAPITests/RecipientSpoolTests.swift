@@ -189,4 +189,18 @@ struct RecipientSpoolTests {
         #expect(await eventually { h.sms.sent.count == 5 })
         await h.close()
     }
+
+    @Test("accounts take turns, a chunk each: a later small send from one account is not held up behind another's large one")
+    func accountsTakeTurns() async throws {
+        let h = try await GatewayHarness(spoolThreshold: 2, spoolChunk: 2)
+        let numbers = { (prefix: String, count: Int) in (1...count).map { "00316\(prefix)\(String(format: "%05d", $0))" } }
+        _ = await h.submitJSON(GatewayHarness.request(token: h.accountA.productToken, Self.msg(to: numbers("100", 6))))
+        _ = await h.submitJSON(GatewayHarness.request(token: h.accountA.productToken, Self.msg(to: numbers("200", 2))))
+        _ = await h.submitJSON(GatewayHarness.request(token: h.accountB.productToken, Self.msg(to: numbers("300", 4))))
+        try await h.drainer.drainAll()
+        // A's first message two by two, with B's message in between; A's second message after its first.
+        #expect(try Self.deliveredNumbers(h).map { String($0.dropFirst(4).prefix(3)) }
+            == ["100", "100", "300", "300", "100", "100", "300", "300", "100", "100", "200", "200"])
+        await h.close()
+    }
 }

@@ -48,7 +48,7 @@ struct RecipientSpoolStoreTests {
                 }
             }
             #expect(try store.queuedSpoolRecipients() == 0)
-            #expect(try store.nextSpoolChunk(limit: 10, message: nil) == nil)
+            #expect(try store.nextSpoolChunk(limit: 10, message: nil, afterQueue: nil) == nil)
             await store.close()
         }
     }

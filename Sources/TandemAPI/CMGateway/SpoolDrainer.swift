@@ -1,16 +1,17 @@
 import TandemCore
 import TandemEngine
 
-/// Starts spooled recipients (``RecipientSpool``) in the background: the oldest spooled message first, a
-/// chunk at a time. Each chunk is routed with the registrations as they are when it starts, and its
-/// deliveries are committed together with the spool's progress, so a crash neither loses nor repeats a
-/// recipient; after a restart, ``run()`` continues where the spool stands.
+/// Starts spooled recipients (``RecipientSpool``) in the background, a chunk at a time: the sending accounts
+/// take turns, a chunk each, and each account's spooled messages go oldest first. Each chunk is routed with
+/// the registrations as they are when it starts, and its deliveries are committed together with the spool's
+/// progress, so a crash neither loses nor repeats a recipient; after a restart, ``run()`` continues where the
+/// spool stands.
 ///
 /// Messages below the gateway's spool threshold are never spooled, so an OTP never queues behind a bulk
 /// send. Flow control: no chunk starts while the scheduler holds `maxInFlight` deliveries or more (a large
 /// send is started as fast as it is carried, not all at once into memory). A chunk that fails (the store
 /// refused it) is retried with a doubling pause, up to a minute, and logged each time.
-/// Not guaranteed: fairness between spooled messages (one is drained before the next starts).
+/// Not guaranteed: fairness between one account's messages (its oldest is drained before its next starts).
 public actor SpoolDrainer {
     public struct Configuration: Sendable {
         /// Recipients started per transaction.
@@ -44,6 +45,8 @@ public actor SpoolDrainer {
     private var sleeper: CheckedContinuation<Void, Never>?
     /// Chunks that failed in a row.
     private var failures = 0
+    /// The queue (sending account) the last chunk came from: the next chunk comes from the next queue.
+    private var lastQueue: Int64?
     /// One chunk at a time, whoever asks (the loop, or a fallback draining one message): two steps reading
     /// the same spool position would start its recipients twice (the store refuses the second).
     private var stepping = false
@@ -120,7 +123,10 @@ public actor SpoolDrainer {
         defer {
             if stepWaiters.isEmpty { stepping = false } else { stepWaiters.removeFirst().resume() }
         }
-        guard let chunk = try spool.nextSpoolChunk(limit: configuration.chunk, message: message) else { return false }
+        guard let chunk = try spool.nextSpoolChunk(limit: configuration.chunk, message: message, afterQueue: lastQueue) else {
+            return false
+        }
+        if message == nil { lastQueue = chunk.queue }
         let now = now()
         let app = try chunk.routing.appKey.flatMap { try directory.app(key: $0) }
         let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: chunk.recipients) } ?? [:]

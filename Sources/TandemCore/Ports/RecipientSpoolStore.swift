@@ -10,15 +10,18 @@ public struct SpoolChunk: Sendable, Hashable {
     public let recipients: [MSISDN]
     /// The spool's size.
     public let total: Int
+    /// The queue the spool is in (its sending account); queues take turns, a chunk each.
+    public let queue: Int64
 
     public init(content: MessageContent, routing: RoutingRequest, validUntil: Timestamp?, first: Int,
-                recipients: [MSISDN], total: Int) {
+                recipients: [MSISDN], total: Int, queue: Int64) {
         self.content = content
         self.routing = routing
         self.validUntil = validUntil
         self.first = first
         self.recipients = recipients
         self.total = total
+        self.queue = queue
     }
 
     /// What starting this chunk's recipients records, with their deliveries.
@@ -31,7 +34,8 @@ public struct SpoolChunk: Sendable, Hashable {
 /// advanced with the deliveries started from it (``AcceptedRequest/spoolProgress``); a spool whose every
 /// recipient was started is gone.
 public protocol RecipientSpoolStore: Sendable {
-    /// Up to `limit` unstarted recipients of the oldest spooled message — of `message` only, when given —
-    /// or nil when none wait.
-    func nextSpoolChunk(limit: Int, message: GUID?) throws -> SpoolChunk?
+    /// Up to `limit` unstarted recipients, or nil when none wait: of `message` when given; otherwise of the
+    /// oldest spooled message in the first queue after `afterQueue` (wrapping around to the first queue), so
+    /// that queues — sending accounts — take turns and one account's large send does not hold up another's.
+    func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) throws -> SpoolChunk?
 }
