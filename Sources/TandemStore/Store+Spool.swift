@@ -6,20 +6,13 @@ extension Store: RecipientSpoolStore {
     public func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) throws(StoreError) -> SpoolChunk? {
         precondition(limit > 0, "a chunk holds at least one recipient")
         return try read { (db: Connection) throws(StoreError) -> SpoolChunk? in
-            // A queue is an account (its row id); within it, spools go in message order.
-            let select = """
-                SELECT s.recipients, s.total, s.started, m.message_id, m.sender, m.body, m.reference, m.message_type,
-                       m.allowed_channels, m.validity_until, m.dcs, p.app_key, coalesce(m.account_id, 0) AS queue
-                FROM message_spools s JOIN messages m ON m.id = s.message_id LEFT JOIN apps p ON p.id = m.app_id
-                """
             let found: Row?
             if let message {
-                found = try db.queryFirst(select + " WHERE m.message_id = ?", [.text(message.text)])
+                found = try db.queryFirst(Self.spoolChunkSQL + " WHERE m.message_id = ?", [.text(message.text)])
             } else {
-                let order = " ORDER BY queue, s.message_id LIMIT 1"
                 var next: Row?
-                if let afterQueue { next = try db.queryFirst(select + " WHERE queue > ?" + order, [.integer(afterQueue)]) }
-                if next == nil { next = try db.queryFirst(select + order) }
+                if let afterQueue { next = try db.queryFirst(Self.nextSpoolSQL(afterQueue: true), [.integer(afterQueue)]) }
+                if next == nil { next = try db.queryFirst(Self.nextSpoolSQL(afterQueue: false)) }
                 found = next
             }
             guard let row = found else { return nil }
@@ -44,6 +37,19 @@ extension Store: RecipientSpoolStore {
                               first: started, recipients: recipients, total: total,
                               queue: try row.get("queue", as: Int64.self))
         }
+    }
+
+    /// A spool's row with its message's fields; `queue` is the sending account's row id.
+    static let spoolChunkSQL = """
+        SELECT s.recipients, s.total, s.started, m.message_id, m.sender, m.body, m.reference, m.message_type,
+               m.allowed_channels, m.validity_until, m.dcs, p.app_key, s.account_id AS queue
+        FROM message_spools s JOIN messages m ON m.id = s.message_id LEFT JOIN apps p ON p.id = m.app_id
+        """
+
+    /// The oldest spool of the first queue (account) after `?`, or of the first queue: both walk
+    /// `message_spools_queue` (account, message), one index step and no sort, however many spools wait.
+    static func nextSpoolSQL(afterQueue: Bool) -> String {
+        spoolChunkSQL + (afterQueue ? " WHERE s.account_id > ?" : "") + " ORDER BY s.account_id, s.message_id LIMIT 1"
     }
 
     /// Accepted recipients still waiting in spools, over all messages.
@@ -77,9 +83,11 @@ extension Store: RecipientSpoolStore {
 extension SQLiteDeliveryStore {
     /// A spool's row, after its message's.
     static func insertSpool(_ spool: RecipientSpool, messageRow: Int64, on db: Connection) throws(StoreError) {
-        try db.run("INSERT INTO message_spools (message_id, recipients, total) VALUES (?, ?, ?)",
-                   [.integer(messageRow), .text(spool.recipients.map(\.e164).joined(separator: ",")),
-                    .integer(Int64(spool.recipients.count))])
+        try db.run("""
+            INSERT INTO message_spools (message_id, recipients, total, account_id)
+            VALUES (?1, ?2, ?3, (SELECT coalesce(account_id, 0) FROM messages WHERE id = ?1))
+            """, [.integer(messageRow), .text(spool.recipients.map(\.e164).joined(separator: ",")),
+                  .integer(Int64(spool.recipients.count))])
     }
 
     /// Moves a spool's `started` on, or deletes the spool when its last recipient started. Progress that does

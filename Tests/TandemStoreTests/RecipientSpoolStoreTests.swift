@@ -52,4 +52,43 @@ struct RecipientSpoolStoreTests {
             await store.close()
         }
     }
+
+    @Test("the next spool is the oldest of the next account, wrapping around, found by index without sorting")
+    func nextSpoolByQueue() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/spool.sqlite"))
+            try await store.write { (db: Connection) throws(StoreError) in
+                try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('A', 'a', 0), ('B', 'b', 0)")
+                // Messages 1 and 3 from account 1, message 2 from account 2.
+                for (index, account) in [1, 2, 1].enumerated() {
+                    try db.run("""
+                        INSERT INTO messages (message_id, account_id, sender, body, allowed_channels, created_at)
+                        VALUES (?, ?, 's', 'b', '["SMS"]', 0)
+                        """, [.text("0190a000-0000-7000-8000-00000000000\(index + 1)"), .integer(Int64(account))])
+                    try SQLiteDeliveryStore.insertSpool(
+                        RecipientSpool(messageID: GUID("0190a000-0000-7000-8000-00000000000\(index + 1)")!,
+                                       recipients: [MSISDN("+3160000000\(index + 1)")!]),
+                        messageRow: Int64(index + 1), on: db)
+                }
+            }
+            let first = try #require(try store.nextSpoolChunk(limit: 10, message: nil, afterQueue: nil))
+            #expect(first.queue == 1 && first.recipients.map(\.e164) == ["+31600000001"])
+            let second = try #require(try store.nextSpoolChunk(limit: 10, message: nil, afterQueue: 1))
+            #expect(second.queue == 2 && second.recipients.map(\.e164) == ["+31600000002"])
+            let wrapped = try #require(try store.nextSpoolChunk(limit: 10, message: nil, afterQueue: 2))
+            #expect(wrapped.queue == 1 && wrapped.recipients.map(\.e164) == ["+31600000001"])
+            let plans = try store.read { (db: Connection) throws(StoreError) -> [String] in
+                var details: [String] = []
+                for after in [true, false] {
+                    for row in try db.query("EXPLAIN QUERY PLAN " + Store.nextSpoolSQL(afterQueue: after), after ? [.integer(1)] : []) {
+                        details.append(try row.get("detail", as: String.self))
+                    }
+                }
+                return details
+            }
+            #expect(plans.contains { $0.contains("message_spools_queue") })
+            #expect(!plans.contains { $0.contains("TEMP B-TREE") }, "\(plans)")
+            await store.close()
+        }
+    }
 }
