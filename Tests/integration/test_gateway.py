@@ -169,3 +169,23 @@ def test_xml_and_get_forms(serve):
     assert query(server, "SELECT count(*) FROM deliveries") == [(4,)]
     status, body, _ = http(server, "GET", "/gateway.ashx?producttoken=nope&body=x&to=0031612345678&from=Acme")
     assert status == 400 and body.startswith(b"Error: ERROR ")
+
+
+def test_bulk_message_is_spooled_then_started_in_order(serve):
+    """A msg with at least gateway.spoolRecipients accepted recipients is answered once its recipient list is
+    stored; the server's drainer then starts every recipient once, in request order, and the lookup shows them."""
+    server = serve({**FAST, "gateway": {"spoolRecipients": 3, "spoolChunk": 2}})
+    token = create_account(server)
+    numbers = ["00316200000%02d" % i for i in range(7)]
+    status, reply, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(numbers + ["garbage"], reference="bulk")))
+    lines = json.loads(reply)["messages"]
+    assert status == 200 and [line["status"] for line in lines] == ["Accepted"] * 7 + ["Rejected"]
+    message_id = lines[0]["messageId"]
+    wait_for(lambda: query(server, "SELECT count(*) FROM deliveries") == [(7,)], what="every spooled recipient started")
+    assert query(server, "SELECT msisdn FROM deliveries ORDER BY id") == [("+" + n[2:],) for n in numbers]
+    assert query(server, "SELECT count(*) FROM message_spools") == [(0,)]
+    status, body = view(server, token, message_id)
+    assert status == 200 and [r["to"] for r in body["recipients"]] == ["+" + n[2:] for n in numbers]
+    assert all(r["queued"] is False and isinstance(r["updateId"], int) for r in body["recipients"])
+    _, metrics, _ = http(server, "GET", "/metrics")
+    assert "tandem_spool_recipients_queued 0" in metrics.decode()
