@@ -1,8 +1,12 @@
 /// Tandem's schema as an ordered list of migrations. Append new migrations; never edit a released one.
 ///
 /// Conventions: STRICT tables; times are INTEGER unix milliseconds; booleans are INTEGER 0/1
-/// (CHECKed); JSON columns are TEXT checked with `json_valid`; foreign keys are enforced
-/// (connections set `foreign_keys=ON`) and every child column has an index.
+/// (CHECKed); JSON columns are TEXT checked with `json_valid`, except `deliveries.snapshot`, which only
+/// the store writes (migration 6); CHECKs list allowed values as `=` comparisons, or `IN` of at most two
+/// (SQLite builds a temporary index for a longer `IN` list on every write: migration 9; `registrations` and
+/// `apps` keep their older lists until they are next rebuilt, off the hot paths); foreign keys are
+/// enforced (connections set `foreign_keys=ON`) and every child column has an index, except
+/// `provider_refs.delivery_id` while nothing deletes deliveries (migration 8).
 /// Not guaranteed: any cascade — deleting a parent with children fails with a FOREIGN KEY
 /// ``StoreError/constraint(extendedCode:message:sql:)``; accounts are disabled rather than deleted.
 public enum TandemSchema {
