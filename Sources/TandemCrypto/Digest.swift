@@ -73,6 +73,22 @@ public enum Digest {
 
 /// Cryptographically secure random bytes (`RAND_bytes`).
 public enum SecureRandom {
+    /// OpenSSL's DRBG as a `RandomNumberGenerator`: seeded from the kernel and drawn in user space, so a draw
+    /// costs no system call (`SystemRandomNumberGenerator` makes a `getrandom` call per draw — two per message
+    /// id, ~0.6 µs of every accepted message).
+    public struct Generator: RandomNumberGenerator, Sendable {
+        public init() {}
+
+        public mutating func next() -> UInt64 {
+            var value: UInt64 = 0
+            let ok = withUnsafeMutableBytes(of: &value) {
+                RAND_bytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32($0.count))
+            }
+            precondition(ok == 1, "RAND_bytes failed")
+            return value
+        }
+    }
+
     public static func bytes(_ count: Int) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: count)
         let ok = output.withUnsafeMutableBytes { RAND_bytes($0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(count)) }

@@ -1,3 +1,4 @@
+import TandemCore
 import TandemCrypto
 import Testing
 
@@ -35,5 +36,19 @@ struct DigestTests {
             return results
         }
         #expect(results == expected)
+    }
+}
+
+@Suite("Secure random generator")
+struct SecureRandomGeneratorTests {
+    @Test("draws are distinct and use every bit; message ids from it are unique and time-ordered")
+    func draws() {
+        var generator = SecureRandom.Generator()
+        let draws = (0..<5_000).map { _ in generator.next() }
+        #expect(Set(draws).count == draws.count)
+        #expect(draws.reduce(0, |) == .max && draws.reduce(.max, &) == 0)
+        let ids = (0..<2_000).map { GUID.timeOrdered(unixMilliseconds: 1_790_000_000_000 + Int64($0), using: &generator) }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.map(\.text) == ids.map(\.text).sorted())
     }
 }

@@ -113,17 +113,3 @@ struct DomainTests {
         #expect(!Account.isValidName("bad\u{7}name"))
     }
 }
-
-@Suite("Buffered system randomness")
-struct BufferedSystemRandomTests {
-    @Test("draws across several refills are distinct and use every bit; message ids from it are unique and time-ordered")
-    func draws() {
-        var generator = BufferedSystemRandom()
-        let draws = (0..<5_000).map { _ in generator.next() }
-        #expect(Set(draws).count == draws.count)
-        #expect(draws.reduce(0, |) == .max && draws.reduce(.max, &) == 0)
-        let ids = (0..<2_000).map { GUID.timeOrdered(unixMilliseconds: 1_790_000_000_000 + Int64($0), using: &generator) }
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.map(\.text) == ids.map(\.text).sorted())
-    }
-}

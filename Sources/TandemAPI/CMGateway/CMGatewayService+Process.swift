@@ -1,4 +1,5 @@
 import TandemCore
+import TandemCrypto
 import TandemEngine
 
 extension CMGatewayService {
@@ -79,7 +80,7 @@ extension CMGatewayService {
             (app, validUntil, earlier) = values
         }
 
-        var generator = BufferedSystemRandom()
+        var generator = SecureRandom.Generator()
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
         let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
         let content = MessageContent(messageID: messageID, sender: message.from.text, body: message.body,
