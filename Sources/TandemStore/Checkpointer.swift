@@ -104,13 +104,10 @@ final class Checkpointer: Sendable {
     /// The writer's own pass (see ``writerShouldFinishLog``) and its result; `nil` if it failed (busy:
     /// a background pass was running — the writer tries again after its next transaction).
     func writerCopied(_ result: (logFrames: Int, copiedFrames: Int)?) {
+        guard let result else { return }  // busy: the writer tries again after its next transaction
         lock.withLock { state in
-            if result == nil {
-                state.statistics.writerPassesMissed += 1  // busy: it tries again after the next transaction
-            } else {
-                state.statistics.writerPasses += 1
-                record(result, generation: state.generation, in: &state)  // no restart can happen during the writer's pass
-            }
+            state.statistics.writerPasses += 1
+            record(result, generation: state.generation, in: &state)  // no restart can happen during the writer's pass
         }
     }
 
@@ -151,8 +148,6 @@ public struct CheckpointStatistics: Sendable, Hashable {
     public var passes = 0
     /// Remainders copied by the writer between transactions, so that the log could restart.
     public var writerPasses = 0
-    /// Writer passes that found a background pass running (tried again after the next transaction).
-    public var writerPassesMissed = 0
     /// Passes that did not run (busy: the writer was copying the remainder itself) or failed; the next is
     /// tried once the writer has added another threshold's worth.
     public var failedPasses = 0
