@@ -69,6 +69,17 @@ struct SimulatorSMSTests {
         #expect(reports.all.count == 2)
     }
 
+    /// With a 20 ms latency: nothing is answered 1 ms before it ends, and all `count` answers come once it has.
+    private static func expectAnsweredAtLatency(_ clock: SimulatorTestClock, _ answers: Collected<SMSSubmitResult>,
+                                                count: Int) async {
+        #expect(await eventually { clock.sleeperCount > 0 })
+        clock.advance(by: .milliseconds(19))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(answers.all.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(await eventually { answers.all.count == count })
+    }
+
     @Test("a submission is answered after the latency on the clock, several waiting together")
     func latency() async {
         let clock = SimulatorTestClock()
@@ -77,12 +88,7 @@ struct SimulatorSMSTests {
         for key in 1...3 {
             Task { answers.append(contentsOf: [await simulator.submit(Self.sms(Int64(key), to: "+3161234567\(key)"))]) }
         }
-        #expect(await eventually { clock.sleeperCount > 0 })
-        clock.advance(by: .milliseconds(19))
-        for _ in 0..<20 { await Task.yield() }
-        #expect(answers.all.isEmpty)
-        clock.advance(by: .milliseconds(1))
-        #expect(await eventually { answers.all.count == 3 })
+        await Self.expectAnsweredAtLatency(clock, answers, count: 3)
         #expect(Set(answers.all) == [.submitted(references: ["sim-1"]), .submitted(references: ["sim-2"]),
                                      .submitted(references: ["sim-3"])])
     }
@@ -99,12 +105,7 @@ struct SimulatorSMSTests {
             answers.append(contentsOf: await simulator.submit(batch: [Self.sms(1, to: "+31612345671"), Self.sms(2, to: "+31612345699"),
                                                                       Self.sms(3, to: "+31612345673")]))
         }
-        #expect(await eventually { clock.sleeperCount > 0 })
-        clock.advance(by: .milliseconds(19))
-        for _ in 0..<20 { await Task.yield() }
-        #expect(answers.all.isEmpty)
-        clock.advance(by: .milliseconds(1))
-        #expect(await eventually { answers.all.count == 3 })
+        await Self.expectAnsweredAtLatency(clock, answers, count: 3)
         #expect(answers.all == [.submitted(references: ["sim-1"]), .rejected(reason: "the simulated SMSC refused the number"),
                                 .submitted(references: ["sim-2"])])
         #expect(simulator.log.map(\.key) == [DeliveryKey(1), DeliveryKey(3)])
