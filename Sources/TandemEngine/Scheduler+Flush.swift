@@ -1,30 +1,77 @@
 import TandemCore
 
 extension Scheduler {
-    /// Processes queued commands batch by batch until the queue is empty.
-    func flushLoop() async {
-        while !queue.isEmpty {
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
-            await process(batch)
-        }
-        flushing = false
-    }
+    /// Commits queued and not yet answered, at most: one being written while the next is prepared and
+    /// waits in the writer's queue, so the writer never idles for a round trip through the scheduler.
+    static let commitsInFlight = 2
 
     /// One command's share of a batch, answered once the batch committed.
-    private enum Reply {
+    enum Reply {
         case keys(CheckedContinuation<[DeliveryKey], any Error>, range: Range<Int>)
         case outcomes(CheckedContinuation<[EventOutcome], any Error>?, [EventOutcome])
     }
 
-    private func process(_ batch: [Command]) async {
+    /// A batch applied to the deliveries in memory, its commit queued; acted on once that commit succeeded.
+    struct PreparedBatch {
+        let commands: Int
+        let now: Timestamp
+        let commit: PendingCommit
+        let started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])]
+        let changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)]
+        let late: [(DeliveryKey, DeliveryEvent)]
+        /// Each changed delivery as it was before this batch, to restore if the commit fails.
+        let before: [DeliveryKey: Delivery]
+        /// Each changed delivery as this batch left it: what acting on the batch sees, though a later batch
+        /// may have moved the delivery on in the table since.
+        let after: [DeliveryKey: Entry]
+        let replies: [Reply]
+    }
+
+    /// Takes the queued commands as one batch, applies it and queues its commit — unless
+    /// ``commitsInFlight`` commits are queued already (then the commands wait, and join the next batch).
+    func prepareQueued() {
+        guard !queue.isEmpty, prepared.count < Self.commitsInFlight else { return }
+        let batch = queue
+        queue.removeAll(keepingCapacity: true)
+        prepared.append(prepare(batch))
+        guard !finishing else { return }
+        finishing = true
+        Task { await self.finishLoop() }
+    }
+
+    /// Answers prepared batches in order, each once its commit's outcome is known, preparing the next batch
+    /// as soon as there is room for its commit.
+    func finishLoop() async {
+        while let batch = prepared.first {
+            let outcome = await batch.commit.outcome()
+            switch outcome {
+            case .success(let keys):
+                prepared.removeFirst()
+                prepareQueued()
+                await act(on: batch, keys: keys)
+            case .failure(let error):
+                // Every later batch was applied on top of this one and its commit is on the same chain, so
+                // none of them will be applied either: undo them all, newest first, and start a new chain.
+                let failed = prepared
+                prepared.removeAll()
+                chain = CommitChain()
+                for later in failed.reversed() {
+                    for (key, delivery) in later.before { entries[key]?.entry.delivery = delivery }
+                }
+                for later in failed { fail(later, with: error) }
+                prepareQueued()
+            }
+        }
+        finishing = false
+    }
+
+    private func prepare(_ batch: [Command]) -> PreparedBatch {
         let now = clock.now()
         var inserts: [NewDeliveryRecord] = []
         var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes: [DeliveryChange] = []
         var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)] = []
         var late: [(DeliveryKey, DeliveryEvent)] = []
-        /// Each changed delivery as it was before this batch, to restore if the commit fails.
         var before: [DeliveryKey: Delivery] = [:]
         var replies: [Reply] = []
         var requests: [AcceptedRequest] = []
@@ -59,7 +106,8 @@ extension Scheduler {
             case .events(let events, let continuation):
                 var outcomes: [EventOutcome] = []
                 for (key, event) in events {
-                    guard let inFlight = entries[key] else {
+                    // Final in a batch whose commit is still in flight: as good as gone from the table.
+                    guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
                         late.append((key, event))
                         outcomes.append(.loggedAfterFinal)
                         continue
@@ -79,46 +127,67 @@ extension Scheduler {
                 replies.append(.outcomes(continuation, outcomes))
             }
         }
+        var after: [DeliveryKey: Entry] = [:]
+        after.reserveCapacity(before.count)
+        for key in before.keys { after[key] = entries[key]?.entry }
+        let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
+        return PreparedBatch(commands: batch.count, now: now, commit: commit, started: started, changed: changed,
+                             late: late, before: before, after: after, replies: replies)
+    }
 
-        let keys: [DeliveryKey]
-        do {
-            keys = inserts.isEmpty && changes.isEmpty && requests.isEmpty
-                ? [] : try await store.commit(requests: requests, inserts: inserts, changes: changes)
-            for (key, event) in late { try await store.appendLateEvent(event, to: key, at: now) }
-        } catch {
-            for (key, delivery) in before { entries[key]?.entry.delivery = delivery }
-            logger.error("delivery commit failed", ["error": .string("\(error)"), "commands": .int(Int64(batch.count))])
-            // Timer events that could not be committed are tried again shortly.
-            for item in changed where item.isTimer { retryTimers(of: item.key, after: now) }
-            for reply in replies {
-                switch reply {
-                case .keys(let continuation, _): continuation.resume(throwing: error)
-                case .outcomes(let continuation, _): continuation?.resume(throwing: error)
-                }
+    /// A batch whose commit failed (or whose chain broke before it): its deliveries were restored already;
+    /// every caller gets the error and its timer events are tried again shortly.
+    private func fail(_ batch: PreparedBatch, with error: any Error) {
+        logger.error("delivery commit failed", ["error": .string("\(error)"), "commands": .int(Int64(batch.commands))])
+        for item in batch.changed where item.isTimer { retryTimers(of: item.key, after: batch.now) }
+        for reply in batch.replies {
+            switch reply {
+            case .keys(let continuation, _): continuation.resume(throwing: error)
+            case .outcomes(let continuation, _): continuation?.resume(throwing: error)
             }
-            return
         }
+    }
 
+    /// After the commit: the table, the SMS indexes, timers and network actions; then the callers.
+    private func act(on batch: PreparedBatch, keys: [DeliveryKey]) async {
         var work: [Dispatcher.Work] = []
-        for (item, key) in zip(started, keys) {
+        for (item, key) in zip(batch.started, keys) {
             let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
             if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
             trackSMSSubmission(of: entry)
             act(item.actions, key: key, entry: entry, into: &work)
         }
-        for item in changed {
-            guard let entry = entries[item.key]?.entry else { continue }
+        for item in batch.changed {
+            guard let entry = batch.after[item.key] else { continue }
             if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             trackSMSSubmission(of: entry)
             logFallback(item.actions, of: entry)
-            if entry.delivery.isFinal { entries[item.key] = nil }
             act(item.actions, key: item.key, entry: entry, into: &work)
         }
+        // No later batch changed these: an event for a final delivery is late.
+        for (key, entry) in batch.after where entry.delivery.isFinal { entries[key] = nil }
         dispatch(work)
-        for reply in replies {
+        // Late events are logged before their callers are answered; if that fails, they get the error.
+        var lateFailure: (any Error)?
+        for (key, event) in batch.late {
+            do {
+                try await store.appendLateEvent(event, to: key, at: batch.now)
+            } catch {
+                lateFailure = error
+                logger.error("late event not recorded", ["delivery": .int(key.rawValue), "event": .string(event.logKind),
+                                                         "error": .string("\(error)")])
+            }
+        }
+        for reply in batch.replies {
             switch reply {
-            case .keys(let continuation, let range): continuation.resume(returning: Array(keys[range]))
-            case .outcomes(let continuation, let outcomes): continuation?.resume(returning: outcomes)
+            case .keys(let continuation, let range):
+                continuation.resume(returning: Array(keys[range]))
+            case .outcomes(let continuation, let outcomes):
+                if let lateFailure, outcomes.contains(.loggedAfterFinal) {
+                    continuation?.resume(throwing: lateFailure)
+                } else {
+                    continuation?.resume(returning: outcomes)
+                }
             }
         }
     }

@@ -2,12 +2,15 @@ import TandemCore
 
 /// The single owner of in-flight deliveries and of the timer wheel.
 ///
-/// Every mutation goes through one flush loop: commands queue up while a commit is in flight, then the
-/// next batch is applied to the deliveries in memory, in arrival order, persisted in ONE store transaction
-/// (snapshots, event log, report outbox, registration invalidations), and only then acted on: timers go
-/// into the wheel and network actions to the dispatcher. A caller is answered after its batch committed,
-/// so an accepted message or a recorded receipt survives `kill -9`. If a commit fails, the batch's
-/// deliveries are restored to their state before it and every caller gets the error.
+/// Every mutation goes through one pipeline: commands are applied to the deliveries in memory in batches,
+/// in arrival order, each batch persisted in ONE store commit (snapshots, event log, report outbox,
+/// registration invalidations) and only acted on once that committed: timers go into the wheel and network
+/// actions to the dispatcher. Up to ``commitsInFlight`` commits are queued at once — the next batch is
+/// prepared while the previous one is written — on one ``CommitChain``, so a batch is never stored unless
+/// every batch before it was; commands arriving meanwhile wait and form the next batch. A caller is answered
+/// after its batch committed, so an accepted message or a recorded receipt survives `kill -9`. If a commit
+/// fails, its batch and every later one still in flight are undone (their deliveries restored to their
+/// state before them, newest first) and every caller of them gets the error.
 ///
 /// Time comes from the injected clock. Deadlines are absolute `Timestamp`s, rounded *up* to whole ticks in
 /// the wheel, so a timer never fires early and fires within one tick (plus the run loop's latency).
@@ -86,8 +89,14 @@ public actor Scheduler {
     let logger: Logger
     var entries: [DeliveryKey: InFlight] = [:]
     var wheel: TimerWheel
+    /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
-    var flushing = false
+    /// Batches applied in memory whose commits are queued, oldest first.
+    var prepared: [PreparedBatch] = []
+    /// Whether `finishLoop` runs.
+    var finishing = false
+    /// The chain this scheduler's commits are queued on; replaced after a failed commit.
+    var chain = CommitChain()
     /// In-flight SMS parts by provider id, for matching delivery reports.
     var smsParts: [SMSPart: DeliveryKey] = [:]
     /// Reports that overtook their submission, waiting for it.
@@ -156,8 +165,6 @@ public actor Scheduler {
 
     func enqueue(_ command: Command) {
         queue.append(command)
-        guard !flushing else { return }
-        flushing = true
-        Task { await self.flushLoop() }
+        prepareQueued()
     }
 }

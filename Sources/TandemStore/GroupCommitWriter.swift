@@ -53,22 +53,27 @@ final class GroupCommitWriter: Sendable {
         wrap: @escaping @Sendable (StoreError) -> Failure
     ) async -> Result<T, Failure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
-            let request = TypedWriteRequest(body: body, wrap: wrap, continuation: continuation)
-            var reachedDepth: [CheckedContinuation<Void, Never>] = []
-            let accepted = lock.withLock { state in
-                guard !state.closing else { return false }
-                state.queue.append(request)
-                if !state.depthWaiters.isEmpty {
-                    reachedDepth = Self.takeDepthWaiters(&state)
-                }
-                return true
+            enqueue(TypedWriteRequest(body: body, wrap: wrap, completion: { continuation.resume(returning: $0) }))
+        }
+    }
+
+    /// Queues `request` behind every job queued before it and returns at once; a writer that is closing
+    /// rejects it (``StoreError/closed``) on the calling thread.
+    func enqueue(_ request: any WriteRequest) {
+        var reachedDepth: [CheckedContinuation<Void, Never>] = []
+        let accepted = lock.withLock { state in
+            guard !state.closing else { return false }
+            state.queue.append(request)
+            if !state.depthWaiters.isEmpty {
+                reachedDepth = Self.takeDepthWaiters(&state)
             }
-            if accepted {
-                lock.signal()
-                for waiter in reachedDepth { waiter.resume() }
-            } else {
-                request.reject(.closed)
-            }
+            return true
+        }
+        if accepted {
+            lock.signal()
+            for waiter in reachedDepth { waiter.resume() }
+        } else {
+            request.reject(.closed)
         }
     }
 

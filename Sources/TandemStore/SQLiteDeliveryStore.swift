@@ -3,9 +3,10 @@ import TandemCore
 
 /// The scheduler's `DeliveryStore` on Tandem's SQLite ``Store`` (schema: ``TandemSchema/scheduler``).
 ///
-/// - ``commit(requests:inserts:changes:)`` and ``appendLateEvent(_:to:at:)`` are each one ``Store/write(_:)`` job:
-///   one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
-///   or none do, and the call returns only after the COMMIT that holds them.
+/// - ``queueCommit(requests:inserts:changes:chain:)`` and ``appendLateEvent(_:to:at:)`` are each one writer
+///   job: one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
+///   or none do, and the outcome is known only after the COMMIT that holds them. A chain is marked broken on
+///   the writer thread, before any later job runs.
 /// - ``loadInFlight()`` reads through a pooled reader and sees every commit that has returned.
 ///
 /// Snapshots are encoded on the caller's task (once each) before the job is queued; the writer thread
@@ -33,21 +34,39 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// delivery's snapshot and derived columns, queues one outbox row per report and marks each
     /// invalidated device's registration `Invalid` (a device with no registration is ignored).
     ///
-    /// - Returns: the new deliveries' keys, in the order of `inserts`.
-    /// - Throws: ``StoreError``; nothing of the call was written. A commit with no inserts and no
-    ///   changes returns `[]` without touching the database.
-    public func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord],
-                       changes: [DeliveryChange]) async throws(StoreError) -> [DeliveryKey] {
-        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return [] }
-        let newRows = try inserts.map { (record) throws(StoreError) in
-            (record, try DeliveryColumns(record.delivery, writer: snapshots))
+    /// The pending commit gives the new deliveries' keys, in the order of `inserts`, or a ``StoreError``:
+    /// then nothing of the call was written. A commit with nothing to write is `[]` at once, without
+    /// touching the database.
+    public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                            chain: CommitChain) -> PendingCommit {
+        let pending = PendingCommit()
+        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else {
+            pending.complete(.success([]))
+            return pending
         }
-        let changedRows = try changes.map { (change) throws(StoreError) in
-            (change, try DeliveryColumns(change.delivery, writer: snapshots))
+        // Encoded here, on the caller's task; a failure to encode fails the commit in its place in the queue,
+        // so the chain's earlier commits are unaffected.
+        let rows = Result { () throws(StoreError) in
+            (try inserts.map { (record) throws(StoreError) in (record, try DeliveryColumns(record.delivery, writer: snapshots)) },
+             try changes.map { (change) throws(StoreError) in (change, try DeliveryColumns(change.delivery, writer: snapshots)) })
         }
-        return try await store.write { (db: Connection) throws(StoreError) -> [DeliveryKey] in
-            try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)
-        }
+        store.queueWrite({ (db: Connection) throws(StoreError) -> [DeliveryKey] in
+            guard !chain.isBroken else {
+                throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
+            }
+            do throws(StoreError) {
+                let (newRows, changedRows) = try rows.get()
+                return try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)
+            } catch {
+                // Before any later job of this transaction runs.
+                chain.markBroken()
+                throw error
+            }
+        }, completion: { outcome in
+            if case .failure = outcome { chain.markBroken() }
+            pending.complete(outcome.mapError { $0 })
+        })
+        return pending
     }
 
     /// The delivery an SMS part id belongs to (`provider_refs`), final or not.

@@ -75,6 +75,17 @@ public final class Store: Sendable {
         try await writer.submit(body, wrap: { $0 }).get()
     }
 
+    /// Like ``write(_:)`` but returns at once: `completion` gets the outcome on the writer thread, once the
+    /// transaction holding the write committed (or failed) and before the writer begins another; it must not
+    /// block. Writes queued one after another run in that order (jobs queued later in the same transaction
+    /// run before the earlier ones' completions).
+    public func queueWrite<T: Sendable>(
+        _ body: @escaping @Sendable (Connection) throws(StoreError) -> T,
+        completion: @escaping @Sendable (Result<T, StoreError>) -> Void
+    ) {
+        writer.enqueue(TypedWriteRequest(body: body, wrap: { $0 }, completion: completion))
+    }
+
     /// Runs `body` on a pooled read-only connection, on the calling thread (blocks while all are busy).
     /// Each statement sees the latest commit; use ``readSnapshot(_:)`` for several consistent statements.
     public func read<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {

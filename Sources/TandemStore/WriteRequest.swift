@@ -1,4 +1,4 @@
-/// One queued write (internal): the caller's body plus the continuation to resume.
+/// One queued write (internal): the caller's body plus what to call with its outcome.
 ///
 /// Protocol so the writer can queue bodies of different result types.
 protocol WriteRequest: AnyObject, Sendable {
@@ -14,23 +14,26 @@ protocol WriteRequest: AnyObject, Sendable {
 /// `Failure` is ``StoreError`` for typed bodies, or `any Error` for bodies that throw their own
 /// errors; `wrap` turns the store's own errors (closed, failed batch) into `Failure`.
 ///
+/// `completion` is called exactly once, on the writer thread (or, when the writer refused the job, on the
+/// submitting thread) — it must not block.
+///
 /// `@unchecked Sendable` invariant: `result` is written by ``run(on:)`` and read by ``finish(batchError:)``,
 /// both only on the writer thread, in that order; the submitting task only creates the request.
-/// `body`, `wrap` and `continuation` are immutable and Sendable.
+/// `body`, `wrap` and `completion` are immutable and Sendable.
 final class TypedWriteRequest<T: Sendable, Failure: Error>: WriteRequest, @unchecked Sendable {
     private let body: @Sendable (Connection) throws(Failure) -> T
     private let wrap: @Sendable (StoreError) -> Failure
-    private let continuation: CheckedContinuation<Result<T, Failure>, Never>
+    private let completion: @Sendable (Result<T, Failure>) -> Void
     private var result: Result<T, Failure>?
 
     init(
         body: @escaping @Sendable (Connection) throws(Failure) -> T,
         wrap: @escaping @Sendable (StoreError) -> Failure,
-        continuation: CheckedContinuation<Result<T, Failure>, Never>
+        completion: @escaping @Sendable (Result<T, Failure>) -> Void
     ) {
         self.body = body
         self.wrap = wrap
-        self.continuation = continuation
+        self.completion = completion
     }
 
     func run(on connection: Connection) -> Bool {
@@ -46,15 +49,15 @@ final class TypedWriteRequest<T: Sendable, Failure: Error>: WriteRequest, @unche
     func finish(batchError: StoreError?) {
         switch (result, batchError) {
         case (.success, .some(let error)), (.none, .some(let error)):
-            continuation.resume(returning: .failure(wrap(error)))
+            completion(.failure(wrap(error)))
         case (.some(let result), _):
-            continuation.resume(returning: result)
+            completion(result)
         case (.none, .none):
-            continuation.resume(returning: .failure(wrap(.transactionAborted(message: "write was never run"))))
+            completion(.failure(wrap(.transactionAborted(message: "write was never run"))))
         }
     }
 
     func reject(_ error: StoreError) {
-        continuation.resume(returning: .failure(wrap(error)))
+        completion(.failure(wrap(error)))
     }
 }

@@ -168,8 +168,9 @@ final class GatedLookupStore: DeliveryStore {
     private let gate = Mutex<(started: Bool, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, false, []))
     var lookupStarted: Bool { gate.withLock { $0.started } }
 
-    func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey] {
-        try await inner.commit(requests: requests, inserts: inserts, changes: changes)
+    func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                     chain: CommitChain) -> PendingCommit {
+        inner.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
     }
 
     func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws {

@@ -164,6 +164,58 @@ struct SchedulerTests {
         #expect(h.store.reports(for: key) == [.read])
     }
 
+    @Test("the next batch is applied and queued while a commit is in flight; if that commit fails, both are undone and the next batch goes on a new chain")
+    func pipelinedCommitFailureUndoesLaterBatches() async throws {
+        let h = Harness()
+        let key = try await h.start(.critical)
+        let before = await h.scheduler.delivery(for: key)
+        h.store.state.withLock { $0.holding = true }
+        let ack = Task { try await h.scheduler.record(.deliveryAcknowledged(Self.d1), for: key) }
+        #expect(await eventually { h.store.heldCount == 1 })
+        // Prepared on top of the acknowledgement, whose commit has not returned: queued behind it.
+        let read = Task { try await h.scheduler.record(.readReported(Self.d1), for: key) }
+        #expect(await eventually { h.store.heldCount == 2 })
+        #expect(await h.scheduler.delivery(for: key) != before)
+        // Two commits in flight: a third batch waits in the scheduler.
+        let plan = PushPlan(targets: [Self.t2], policy: PolicySet.specDefaults.critical, smsAllowed: true)
+        let third = Task {
+            try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content, decision: .push(plan),
+                                                                smsValidity: .seconds(3_600))])
+        }
+        #expect(await eventually { await h.scheduler.queue.count == 1 })
+        #expect(h.store.heldCount == 2)
+
+        h.store.state.withLock { $0.failNextCommit = true }
+        h.store.releaseHeld()
+        await #expect(throws: InMemoryDeliveryStore.InjectedFailure.self) { try await ack.value }
+        // Its caller gets the same error; the store never applied it (its chain broke before it).
+        await #expect(throws: InMemoryDeliveryStore.InjectedFailure.self) { try await read.value }
+        #expect(await h.scheduler.delivery(for: key) == before)
+        #expect(h.store.events(for: key) == ["routed", "pushAccepted"])
+        #expect(h.store.reports(for: key).isEmpty)
+        // The waiting batch went out on a new chain.
+        let started = try await third.value
+        #expect(h.store.stored(started[0]) != nil)
+        #expect(try await h.scheduler.record(.readReported(Self.d1), for: key) == .applied)
+        #expect(h.store.reports(for: key) == [.read])
+    }
+
+    @Test("an event for a delivery made final by a batch still committing is logged as late, not applied again")
+    func eventAfterFinalInFlight() async throws {
+        let h = Harness()
+        let key = try await h.start(.critical)
+        h.store.state.withLock { $0.holding = true }
+        let read = Task { try await h.scheduler.record(.readReported(Self.d1), for: key) }
+        #expect(await eventually { h.store.heldCount == 1 })
+        let again = Task { try await h.scheduler.record(.readReported(Self.d2), for: key) }
+        #expect(await eventually { h.store.heldCount == 2 })
+        h.store.releaseHeld()
+        #expect(try await read.value == .applied)
+        #expect(try await again.value == .loggedAfterFinal)
+        #expect(h.store.reports(for: key) == [.read])
+        #expect(await h.scheduler.delivery(for: key) == nil)
+    }
+
     @Test("restart: recovery fires an overdue timer at once and a future one at its time")
     func recovery() async throws {
         let store = InMemoryDeliveryStore()

@@ -20,6 +20,9 @@ final class InMemoryDeliveryStore: DeliveryStore {
         var failNextCommit = false
         var log: [String] = []
         var requests: [AcceptedRequest] = []
+        /// While set, commits wait in `held`, in order, until ``releaseHeld()``: a slow disk.
+        var holding = false
+        var held: [@Sendable () -> Void] = []
     }
 
     let state = Mutex(State())
@@ -29,7 +32,44 @@ final class InMemoryDeliveryStore: DeliveryStore {
 
     struct InjectedFailure: Error {}
 
-    func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey] {
+    /// Commits at once (or, while holding, once released), in order; a broken chain's commit fails unapplied.
+    func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                     chain: CommitChain) -> PendingCommit {
+        let pending = PendingCommit()
+        let run: @Sendable () -> Void = { [self] in
+            pending.complete(Result {
+                guard !chain.isBroken else { throw ChainBroken() }
+                do {
+                    return try apply(requests: requests, inserts: inserts, changes: changes)
+                } catch {
+                    chain.markBroken()
+                    throw error
+                }
+            })
+        }
+        let runNow = state.withLock { state in
+            if state.holding { state.held.append(run) }
+            return !state.holding
+        }
+        if runNow { run() }
+        return pending
+    }
+
+    var heldCount: Int { state.withLock { $0.held.count } }
+
+    /// Stops holding and runs the held commits, oldest first.
+    func releaseHeld() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for run in held { run() }
+    }
+
+    struct ChainBroken: Error {}
+
+    func apply(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) throws -> [DeliveryKey] {
         try state.withLock { state in
             if state.failNextCommit {
                 state.failNextCommit = false

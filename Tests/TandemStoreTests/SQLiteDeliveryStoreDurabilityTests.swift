@@ -97,6 +97,70 @@ struct SQLiteDeliveryStoreDurabilityTests {
         }
     }
 
+    @Test("on one chain, a failed commit fails the later ones unapplied — in its transaction, or in a later one after its batch aborted")
+    func brokenChainFailsLaterCommits() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite", commitWindow: .seconds(30)))
+            let deliveries = SQLiteDeliveryStore(store: store)
+            func record(_ n: Int) throws -> NewDeliveryRecord {
+                try Fixture.pushed(to: [Fixture.device(n)], msisdn: Fixture.msisdn(n), content: Fixture.content(n))
+            }
+            var ghost = try record(0).delivery
+            let missing = Fixture.change(&ghost, key: DeliveryKey(9_999), .expired, at: Fixture.t0)
+
+            // All four in one transaction (the writer is held until they are queued).
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            let blocker = Task {
+                try await store.write { _ throws(StoreError) in
+                    startedContinuation.yield()
+                    store.waitUntilQueued(atLeast: 4)
+                }
+            }
+            for await _ in started { break }
+            let chain = CommitChain()
+            let first = deliveries.queueCommit(requests: [], inserts: [try record(1)], changes: [], chain: chain)
+            let failing = deliveries.queueCommit(requests: [], inserts: [try record(2)], changes: [missing], chain: chain)
+            let later = deliveries.queueCommit(requests: [], inserts: [try record(3)], changes: [], chain: chain)
+            let elsewhere = deliveries.queueCommit(requests: [], inserts: [try record(4)], changes: [], chain: CommitChain())
+            try await blocker.value
+            #expect(try await first.keys().count == 1)
+            let error = await #expect(throws: StoreError.self) { try await failing.keys() }
+            #expect(error?.isForeignKeyViolation == true)
+            await #expect(throws: StoreError.self) { try await later.keys() }
+            #expect(try await elsewhere.keys().count == 1)
+            #expect(chain.isBroken)
+            #expect(try deliveryTableCounts(store)["deliveries"] == 2)
+
+            // A batch that aborts (a job ends the transaction) fails the chain's commit in it; the chain's next
+            // commit, in the writer's next transaction, is not applied.
+            let (held, heldContinuation) = AsyncStream<Void>.makeStream()
+            let second = Task {
+                try await store.write { _ throws(StoreError) in
+                    heldContinuation.yield()
+                    store.waitUntilQueued(atLeast: 3)
+                }
+            }
+            for await _ in held { break }
+            let other = CommitChain()
+            let aborted = deliveries.queueCommit(requests: [], inserts: [try record(5)], changes: [], chain: other)
+            let rogue = PendingCommit()
+            store.queueWrite({ db throws(StoreError) -> [DeliveryKey] in
+                try db.run("ROLLBACK")
+                return []
+            }, completion: { rogue.complete($0.mapError { $0 }) })
+            let next = deliveries.queueCommit(requests: [], inserts: [try record(6)], changes: [], chain: other)
+            await #expect(throws: StoreError.self) { try await second.value }
+            await #expect(throws: StoreError.self) { try await aborted.keys() }
+            await #expect(throws: StoreError.self) { try await rogue.keys() }
+            await #expect(throws: StoreError.self) { try await next.keys() }
+            #expect(other.isBroken)
+            #expect(store.writerStatistics.failedBatches == 1)
+            #expect(try deliveryTableCounts(store)["deliveries"] == 2)
+            #expect(try await deliveries.commit(inserts: [try record(7)], changes: []).count == 1)
+            await store.close()
+        }
+    }
+
     @Test("64 concurrent commits all succeed and every row is there")
     func concurrentCommits() async throws {
         try await withTemporaryDirectory { dir in

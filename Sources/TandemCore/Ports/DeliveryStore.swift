@@ -1,10 +1,18 @@
-/// Where the scheduler persists deliveries. Every call is one durable transaction: when it returns, the
-/// changes survive `kill -9`; when it throws, none of them happened.
+import Synchronization
+
+/// Where the scheduler persists deliveries. Every commit is one durable transaction: when it succeeds, the
+/// changes survive `kill -9`; when it fails, none of them happened.
 public protocol DeliveryStore: Sendable {
-    /// Stores `requests` (message records, idempotency keys), inserts `deliveries` (each with its first
-    /// transition already applied) and applies `changes`, in one transaction; returns the new deliveries'
-    /// keys, in order.
-    func commit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey]
+    /// Queues the storing of `requests` (message records, idempotency keys), the insertion of `inserts` (each
+    /// with its first transition already applied) and `changes`, as one transaction, and returns at once:
+    /// ``PendingCommit/keys()`` waits for it and gives the new deliveries' keys, in order.
+    ///
+    /// Commits queued on one `chain` are applied in the order they were queued, and each only if every
+    /// earlier one of the chain committed: once one fails, the chain's later commits fail without being
+    /// applied (``CommitChain/isBroken``). So a caller may prepare and queue a commit that builds on one
+    /// still in flight.
+    func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                     chain: CommitChain) -> PendingCommit
 
     /// Appends an event to a delivery that is already final (a late receipt): the event log only.
     func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws
@@ -17,9 +25,67 @@ public protocol DeliveryStore: Sendable {
 }
 
 extension DeliveryStore {
-    /// Inserts and changes deliveries with no request records.
-    public func commit(inserts: [NewDeliveryRecord], changes: [DeliveryChange]) async throws -> [DeliveryKey] {
-        try await commit(requests: [], inserts: inserts, changes: changes)
+    /// Stores `requests`, inserts and changes deliveries in one transaction, on a chain of its own, and
+    /// returns the new deliveries' keys once it committed.
+    public func commit(requests: [AcceptedRequest] = [], inserts: [NewDeliveryRecord],
+                       changes: [DeliveryChange]) async throws -> [DeliveryKey] {
+        try await queueCommit(requests: requests, inserts: inserts, changes: changes, chain: CommitChain()).keys()
+    }
+}
+
+/// Commits that build on one another (see ``DeliveryStore/queueCommit(requests:inserts:changes:chain:)``).
+/// A store marks the chain broken when one of its commits fails, before applying any later one; a broken
+/// chain stays broken — its owner starts a new one.
+public final class CommitChain: Sendable {
+    private let broken = Atomic(false)
+
+    public init() {}
+
+    public var isBroken: Bool { broken.load(ordering: .acquiring) }
+
+    public func markBroken() { broken.store(true, ordering: .releasing) }
+}
+
+/// The outcome of a queued commit, once the store has it: completed exactly once, awaited by at most one
+/// task.
+public final class PendingCommit: Sendable {
+    public typealias Outcome = Result<[DeliveryKey], any Error>
+
+    private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
+
+    public init() {}
+
+    /// Already decided (a store that commits synchronously, or nothing to commit).
+    public convenience init(_ outcome: Outcome) {
+        self.init()
+        complete(outcome)
+    }
+
+    /// Records the outcome and wakes the waiter; later calls are ignored.
+    public func complete(_ outcome: Outcome) {
+        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// Waits for the outcome.
+    public func outcome() async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let ready = state.withLock { state -> Outcome? in
+                if state.outcome == nil { state.waiter = continuation }
+                return state.outcome
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// The new deliveries' keys once the commit succeeded; its error if it failed.
+    public func keys() async throws -> [DeliveryKey] {
+        try await outcome().get()
     }
 }
 
