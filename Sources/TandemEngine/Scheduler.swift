@@ -76,7 +76,7 @@ public actor Scheduler {
         init(_ entry: Entry) { self.entry = entry }
     }
 
-    /// Work for the flush loop; a batch travels as one command and is answered with one continuation.
+    /// Work for the pipeline; a batch travels as one command and is answered with one continuation.
     enum Command {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
