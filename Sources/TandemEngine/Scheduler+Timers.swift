@@ -47,7 +47,7 @@ extension Scheduler {
     /// After a failed commit of timer events: try them again a second later.
     func retryTimers(of key: DeliveryKey, after now: Timestamp) {
         guard let inFlight = entries[key] else { return }
-        for kind in inFlight.entry.delivery.timers.keys {
+        for (kind, _) in inFlight.entry.delivery.timers {
             _ = wheel.schedule(Self.timerID(key, kind), at: tick(atOrAfter: now + .seconds(1)))
         }
     }

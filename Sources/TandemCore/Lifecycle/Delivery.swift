@@ -46,7 +46,7 @@ public struct Delivery: Sendable, Hashable, Codable {
     public internal(set) var policy: Policy?
     public internal(set) var devices: [DeviceID: DeviceProgress] = [:]
     /// Armed timers and their deadlines; the scheduler's wheel mirrors this.
-    public internal(set) var timers: [TimerKind: Timestamp] = [:]
+    public internal(set) var timers = TimerDeadlines()
     public internal(set) var smsRequested = false
     /// Why the SMS was requested; set with `smsRequested`.
     public internal(set) var smsCause: SMSCause?
