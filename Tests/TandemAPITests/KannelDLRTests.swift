@@ -142,7 +142,7 @@ struct KannelDLRTests {
             ["url": template.replacingOccurrences(of: "tok-1", with: "forged"), "type": 1, "reply": "", "to": "+31612345678"],
         ]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: fire), as: UTF8.self)
-        let peer = try PythonPeer("kannel_fake.py", arguments: ["--fire", json, "--results", results])
+        let peer = try await PythonPeer.start("kannel_fake.py", arguments: ["--fire", json, "--results", results])
         defer { peer.stop() }
 
         // A bound for failure, not a pause: while other suites start their Python peers (a blocking read of

@@ -10,25 +10,30 @@ final class PythonPeer: @unchecked Sendable {
     let port: Int
     private let process: Process
 
-    init(_ script: String, arguments: [String] = []) throws {
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    static func start(_ script: String, arguments: [String] = []) async throws -> PythonPeer {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
         let venv = repository + "/.venv/bin/python"
         let python = ProcessInfo.processInfo.environment["TANDEM_PYTHON"]
             ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
-        process = Process()
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, repository + "/Tests/peers/" + script] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let text = readFirstLine(from: output.fileHandleForReading)
+        let text = await firstLine(from: output.fileHandleForReading)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).split(separator: " ").first ?? "") else {
             process.terminate()
             process.waitUntilExit()
             throw PythonPeerError(message: "peer \(script) failed to start: \(text)")
         }
-        self.port = port
+        return PythonPeer(port: port, process: process)
     }
 
     func stop() {

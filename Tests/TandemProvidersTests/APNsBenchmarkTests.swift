@@ -9,7 +9,7 @@ struct APNsBenchmarkTests {
     @Test("runs against the standalone fake: every push accepted on one connection, streams overlapping")
     func smallRun() async throws {
         let directory = try TemporaryDirectory()
-        let fake = try PeerProcess.pythonPeer("apns_fake.py", arguments: ["--generate", directory.path, "--delay-ms", "2"])
+        let fake = try await PeerProcess.pythonPeer("apns_fake.py", arguments: ["--generate", directory.path, "--delay-ms", "2"])
         var options = APNsBenchmark.Options(url: "https://127.0.0.1:\(fake.port)", keyPath: directory.path + "/AuthKey.p8",
                                             caFile: directory.path + "/cert.pem")
         options.pushes = 400

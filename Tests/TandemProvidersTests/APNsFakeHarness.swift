@@ -21,14 +21,14 @@ final class APNsFakeHarness: @unchecked Sendable {
 
     /// `clockOffset`: how far before real time the test clock starts (the fake refuses an `iat` older
     /// than an hour or in the future).
-    init(delayMilliseconds: Int = 20, clockOffset: Duration = .seconds(50 * 60)) throws {
+    init(delayMilliseconds: Int = 20, clockOffset: Duration = .seconds(50 * 60)) async throws {
         directory = try TemporaryDirectory()
         certificate = try TestCertificate.make(in: directory, name: "apns")
         keyPath = try OpenSSLTool.generateKey(.ec("P-256"), at: directory.path + "/AuthKey_\(Self.keyID).p8")
         let publicKey = try OpenSSLTool.publicKey(of: keyPath, to: directory.path + "/auth.pub")
         logPath = directory.path + "/apns.jsonl"
         self.delayMilliseconds = delayMilliseconds
-        fake = try PeerProcess.pythonPeer("apns_fake.py", arguments: [
+        fake = try await PeerProcess.pythonPeer("apns_fake.py", arguments: [
             "--cert", certificate.certPath, "--key", certificate.keyPath, "--auth-key", publicKey,
             "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
             "--log", logPath, "--delay-ms", String(delayMilliseconds)])
@@ -38,8 +38,8 @@ final class APNsFakeHarness: @unchecked Sendable {
     private let delayMilliseconds: Int
 
     /// A second fake with the same keys, logging to `log` (e.g. a separate sandbox environment).
-    func anotherFake(log: String) throws -> PeerProcess {
-        try PeerProcess.pythonPeer("apns_fake.py", arguments: [
+    func anotherFake(log: String) async throws -> PeerProcess {
+        try await PeerProcess.pythonPeer("apns_fake.py", arguments: [
             "--cert", certificate.certPath, "--key", certificate.keyPath, "--auth-key", keyPath,
             "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
             "--log", log, "--delay-ms", String(delayMilliseconds)])

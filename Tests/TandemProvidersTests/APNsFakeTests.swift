@@ -9,8 +9,8 @@ import TandemCore
 struct APNsFakeTests {
     let harness: APNsFakeHarness
 
-    init() throws {
-        harness = try APNsFakeHarness()
+    init() async throws {
+        harness = try await APNsFakeHarness()
     }
 
     @Test("hundreds of pushes share one provider token and one connection, as concurrent streams")
@@ -79,7 +79,7 @@ struct APNsFakeTests {
     @Test("a Default push is stored for the provider maximum (30 days) at priority 5, on the sandbox host when asked")
     func defaultHeadersOnSandbox() async throws {
         let sandboxLog = harness.directory.path + "/sandbox.jsonl"
-        let sandbox = try harness.anotherFake(log: sandboxLog)
+        let sandbox = try await harness.anotherFake(log: sandboxLog)
         let sandboxURL = "https://127.0.0.1:\(sandbox.port)"
         let sender = try harness.sender(credentials: harness.credentials(sandbox: true), sandboxURL: sandboxURL)
         let now = harness.clock.now()

@@ -21,14 +21,14 @@ final class FCMFakeHarness: @unchecked Sendable {
 
     /// `clockOffset`: how far before real time the test clock starts (the fake refuses assertions that
     /// have expired or were issued in the future by its own clock).
-    init(clockOffset: Duration = .seconds(57 * 60)) throws {
+    init(clockOffset: Duration = .seconds(57 * 60)) async throws {
         directory = try TemporaryDirectory()
         certificate = try TestCertificate.make(in: directory, name: "fcm")
         let keyPath = try OpenSSLTool.generateKey(.rsa(2048), at: directory.path + "/account-key.pem")
         privateKeyPEM = try String(contentsOfFile: keyPath, encoding: .utf8)
         let publicKey = try OpenSSLTool.publicKey(of: keyPath, to: directory.path + "/account.pub")
         logPath = directory.path + "/fcm.jsonl"
-        fake = try PeerProcess.pythonPeer("fcm_fake.py", arguments: [
+        fake = try await PeerProcess.pythonPeer("fcm_fake.py", arguments: [
             "--cert", certificate.certPath, "--key", certificate.keyPath, "--public-key", publicKey,
             "--client-email", Self.clientEmail, "--key-id", Self.keyID, "--project-id", Self.projectID,
             "--log", logPath])

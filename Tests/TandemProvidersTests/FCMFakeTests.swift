@@ -9,8 +9,8 @@ import TandemCore
 struct FCMFakeTests {
     let harness: FCMFakeHarness
 
-    init() throws {
-        harness = try FCMFakeHarness()
+    init() async throws {
+        harness = try await FCMFakeHarness()
     }
 
     private func sendAll(_ pushes: [PushRequest], with sender: FCMSender) async -> [DeviceID: PushVerdict] {

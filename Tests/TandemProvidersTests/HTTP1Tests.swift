@@ -9,7 +9,7 @@ final class HTTP1Tests: XCTestCase {
 
     override func setUp() async throws {
         directory = try TemporaryDirectory()
-        server = try PeerProcess.pythonHTTP(in: directory)
+        server = try await PeerProcess.pythonHTTP(in: directory)
         client = try HTTPClient(configuration: configuration())
     }
 

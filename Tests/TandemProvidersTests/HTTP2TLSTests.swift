@@ -16,7 +16,7 @@ final class HTTP2TLSTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: htdocs, withIntermediateDirectories: true)
         _ = try directory.write(page, to: "htdocs/hello.txt")
         certificate = try TestCertificate.make(in: directory, name: "server")
-        server = try PeerProcess.nghttpd(in: directory, htdocs: htdocs, certificate: certificate,
+        server = try await PeerProcess.nghttpd(in: directory, htdocs: htdocs, certificate: certificate,
                                          extraArguments: ["--echo-upload"])
     }
 
@@ -173,7 +173,7 @@ final class HTTP2TLSTests: XCTestCase {
     }
 
     func testHTTP2PreferenceFallsBackToHTTP11WhenALPNOffersOnlyHTTP11() async throws {
-        let python = try PeerProcess.pythonHTTP(in: directory, tls: (certificate.certPath, certificate.keyPath))
+        let python = try await PeerProcess.pythonHTTP(in: directory, tls: (certificate.certPath, certificate.keyPath))
         defer { python.stop() }
         let client = try trustingClient()
         for version in [HTTPVersionPreference.http2, .http1_1] {
@@ -196,7 +196,7 @@ final class HTTP2TLSTests: XCTestCase {
 
     func testCleartextPriorKnowledgeHTTP2() async throws {
         // One request only: curl 7.88.1 cannot reuse a cleartext prior-knowledge connection (PITFALLS #6).
-        let cleartext = try PeerProcess.nghttpd(in: directory, htdocs: htdocs, certificate: nil)
+        let cleartext = try await PeerProcess.nghttpd(in: directory, htdocs: htdocs, certificate: nil)
         defer { cleartext.stop() }
         let client = try HTTPClient(configuration: configuration())
         let response = try await client.send(HTTPClientRequest(

@@ -12,7 +12,7 @@ struct KannelRealStackTests {
           arguments: [("+31612345678", "1", "stat:DELIVRD"), ("+31612345000", "2", "stat:UNDELIV"),
                       ("+31612345001", "2", "stat:EXPIRED")])
     func roundTrip(number: String, dlrType: String, stat: String) async throws {
-        let stack = try PeerProcess.pythonPeer("kannel_stack.py")
+        let stack = try await PeerProcess.pythonPeer("kannel_stack.py")
         defer { stack.stop() }
         let sink = try #require(stack.ports.dropFirst().first)
         let client = try HTTPClient(configuration: configuration())

@@ -88,8 +88,8 @@ struct KannelSMSSenderTests {
         let peer: PeerProcess
         let client: HTTPClient
 
-        init(dlrType: Int = 0, dlrReply: String = "") throws {
-            peer = try PeerProcess.pythonPeer("kannel_fake.py", arguments: [
+        init(dlrType: Int = 0, dlrReply: String = "") async throws {
+            peer = try await PeerProcess.pythonPeer("kannel_fake.py", arguments: [
                 "--username", "tandem", "--password", "s3cr&t +x", "--dlr-type", String(dlrType), "--dlr-reply", dlrReply])
             client = try HTTPClient(configuration: configuration())
         }
@@ -114,7 +114,7 @@ struct KannelSMSSenderTests {
     @Test("submit: 202 is submitted under Tandem's reference; Kannel got every parameter; its DLR call reaches the dlr-url")
     func submitAgainstFake() async throws {
         let reply = "id:7 sub:001 dlvrd:001 submit date:2611211000 done date:2611211001 stat:DELIVRD err:000 text:Grüße"
-        let fake = try Fake(dlrType: 1, dlrReply: reply)
+        let fake = try await Fake(dlrType: 1, dlrReply: reply)
         defer { fake.peer.stop() }
         let sms = Self.sms("Grüße aus Köln ✓")  // ✓ is not GSM-7: UCS-2
         let result = try await fake.sender().submit(sms)
@@ -138,7 +138,7 @@ struct KannelSMSSenderTests {
 
     @Test("a refusal is rejected with Kannel's status and words, never the password")
     func refusedAgainstFake() async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         defer { fake.peer.stop() }
         let result = try await fake.sender(password: "wrong-password").submit(Self.sms("Hello"))
         guard case .rejected(let reason) = result else {
@@ -151,7 +151,7 @@ struct KannelSMSSenderTests {
 
     @Test("a PIN goes with dlr-mask 0 and no dlr-url; a refusal throws without the PIN")
     func pinAgainstFake() async throws {
-        let fake = try Fake(dlrType: 1)
+        let fake = try await Fake(dlrType: 1)
         defer { fake.peer.stop() }
         let pin = PinMessage(msisdn: MSISDN("+31612345678")!, pin: "4821", sender: "Verify", text: "Your PIN is 4821",
                              language: "en_US")
@@ -170,7 +170,7 @@ struct KannelSMSSenderTests {
 
     @Test("Kannel unreachable: tried connectAttempts times, then rejected")
     func unreachable() async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         let port = fake.peer.port
         fake.peer.stop()
         var settings = Self.settings(url: "http://127.0.0.1:\(port)/cgi-bin/sendsms")

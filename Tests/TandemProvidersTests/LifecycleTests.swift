@@ -17,7 +17,7 @@ final class LifecycleTests: XCTestCase {
 
     func testShutdownFailsRunningAndLaterRequestsAndIsIdempotent() async throws {
         let directory = try TemporaryDirectory()
-        let server = try PeerProcess.pythonHTTP(in: directory)
+        let server = try await PeerProcess.pythonHTTP(in: directory)
         defer { server.stop() }
         let client = try HTTPClient(configuration: configuration())
         let request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/slow?ms=5000")

@@ -19,16 +19,16 @@ final class PeerProcess: @unchecked Sendable {
     }
 
     /// Starts the Python HTTP/1.1 server, optionally with TLS (ALPN `http/1.1` only).
-    static func pythonHTTP(in directory: TemporaryDirectory, tls: (cert: String, key: String)? = nil) throws -> PeerProcess {
+    static func pythonHTTP(in directory: TemporaryDirectory, tls: (cert: String, key: String)? = nil) async throws -> PeerProcess {
         try requireExecutable("python3")
         var arguments = ["http"]
         if let tls { arguments += ["--tls", tls.cert, tls.key] }
-        return try start(in: directory, arguments: arguments)
+        return try await start(in: directory, arguments: arguments)
     }
 
     /// Starts `nghttpd` on 127.0.0.1, TLS with `certificate` unless nil (then `--no-tls`).
     static func nghttpd(in directory: TemporaryDirectory, htdocs: String,
-                        certificate: TestCertificate?, extraArguments: [String] = []) throws -> PeerProcess {
+                        certificate: TestCertificate?, extraArguments: [String] = []) async throws -> PeerProcess {
         try requireExecutable("python3")
         let nghttpd = try requireExecutable("nghttpd", hint: "install Debian package nghttp2-server")
         var arguments = ["supervise", nghttpd, "--address=127.0.0.1", "--htdocs=\(htdocs)"] + extraArguments
@@ -37,39 +37,39 @@ final class PeerProcess: @unchecked Sendable {
         } else {
             arguments += ["--no-tls", "0"]
         }
-        return try start(in: directory, arguments: arguments)
+        return try await start(in: directory, arguments: arguments)
     }
 
     /// Runs `Tests/peers/<script>` with the venv's Python (`TANDEM_PYTHON`, set by `make unit`; else the
     /// repository's `.venv`, else `python3`). The script must print `PORT <n> [<m> …]` (or `ERROR <text>`)
     /// as its first stdout line and nothing else on stdout afterwards (nobody reads it: a full pipe would
     /// block the peer), and exit when its parent process is gone.
-    static func pythonPeer(_ script: String, arguments: [String] = []) throws -> PeerProcess {
+    static func pythonPeer(_ script: String, arguments: [String] = []) async throws -> PeerProcess {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
         let environment = ProcessInfo.processInfo.environment
         let venv = repository + "/.venv/bin/python"
         let python = environment["TANDEM_PYTHON"] ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
-        return try launch(["/usr/bin/env", python, repository + "/Tests/peers/" + script] + arguments,
+        return try await launch(["/usr/bin/env", python, repository + "/Tests/peers/" + script] + arguments,
                           name: script)
     }
 
-    private static func start(in directory: TemporaryDirectory, arguments: [String]) throws -> PeerProcess {
+    private static func start(in directory: TemporaryDirectory, arguments: [String]) async throws -> PeerProcess {
         let script = directory.path + "/peer.py"
         if !FileManager.default.fileExists(atPath: script) {
             try PeerScript.source.write(toFile: script, atomically: true, encoding: .utf8)
         }
-        return try launch(["/usr/bin/env", "python3", script] + arguments, name: arguments.prefix(2).joined(separator: " "))
+        return try await launch(["/usr/bin/env", "python3", script] + arguments, name: arguments.prefix(2).joined(separator: " "))
     }
 
-    private static func launch(_ command: [String], name: String) throws -> PeerProcess {
+    private static func launch(_ command: [String], name: String) async throws -> PeerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let line = readFirstLine(from: output.fileHandleForReading)
+        let line = await firstLine(from: output.fileHandleForReading)
         let ports = line.hasPrefix("PORT ") ? line.dropFirst(5).split(separator: " ").compactMap { Int($0) } : []
         guard let port = ports.first else {
             process.terminate()

@@ -10,7 +10,7 @@ import TandemCore
 struct SMPPBindTests {
     @Test("a wrong password: the bind fails naming ESME_RINVPASWD and is retried with back-off")
     func wrongPassword() async throws {
-        let peer = try RecordingPeer("smpp_twisted_smsc.py", arguments: ["--system-id", "tandem", "--password", "right"])
+        let peer = try await RecordingPeer("smpp_twisted_smsc.py", arguments: ["--system-id", "tandem", "--password", "right"])
         defer { peer.stop() }
         let lines = LogLines()
         let client = try SMPPClient(settings: testSettings(port: peer.port) {
@@ -37,7 +37,7 @@ struct SMPPBindTests {
 
     @Test("the right password binds, submits, and unbinds with unbind_resp at shutdown")
     func rightPassword() async throws {
-        let peer = try RecordingPeer("smpp_twisted_smsc.py", arguments: ["--system-id", "tandem", "--password", "right"])
+        let peer = try await RecordingPeer("smpp_twisted_smsc.py", arguments: ["--system-id", "tandem", "--password", "right"])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port) { $0.password = "right" })
         client.start()

@@ -48,10 +48,10 @@ final class RecordingPeer: Sendable {
 
     var port: Int { process.port }
 
-    init(_ script: String, arguments: [String]) throws {
+    init(_ script: String, arguments: [String]) async throws {
         directory = try TemporaryDirectory()
         recordPath = directory.path + "/record.jsonl"
-        process = try PeerProcess.pythonPeer(script, arguments: ["--record", recordPath] + arguments)
+        process = try await PeerProcess.pythonPeer(script, arguments: ["--record", recordPath] + arguments)
     }
 
     /// Every complete line recorded so far.

@@ -8,7 +8,7 @@ import TandemCore
 struct SMPPSMSCTests {
     @Test("submit_sm fields are exact; ids come back per part; both receipt forms are reported; unbind at shutdown")
     func submitsAndReceipts() async throws {
-        let peer = try RecordingPeer("smpp_smsc.py", arguments: ["--dlr", "alternate", "--enroute", "--mo"])
+        let peer = try await RecordingPeer("smpp_smsc.py", arguments: ["--dlr", "alternate", "--enroute", "--mo"])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port))
         let inbox = ReportInbox()
@@ -85,7 +85,7 @@ struct SMPPSMSCTests {
 
     @Test("ESME_RTHROTTLED on every 3rd submit: every message is accepted exactly once after backing off")
     func throttled() async throws {
-        let peer = try RecordingPeer("smpp_smsc.py", arguments: ["--throttle-every", "3"])
+        let peer = try await RecordingPeer("smpp_smsc.py", arguments: ["--throttle-every", "3"])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port) { $0.window = 5 })
         client.start()
@@ -106,7 +106,7 @@ struct SMPPSMSCTests {
 
     @Test("the window: never more than `window` submit_sm in flight per bind, and both binds used")
     func window() async throws {
-        let peer = try RecordingPeer("smpp_smsc.py", arguments: ["--delay-ms", "40"])
+        let peer = try await RecordingPeer("smpp_smsc.py", arguments: ["--delay-ms", "40"])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port) {
             $0.binds = 2
@@ -129,7 +129,7 @@ struct SMPPSMSCTests {
 
     @Test("a dropped connection: reconnect, resubmit only what had no submit_sm_resp")
     func connectionDrop() async throws {
-        let peer = try RecordingPeer("smpp_smsc.py", arguments: ["--drop-after", "5", "--delay-ms", "20"])
+        let peer = try await RecordingPeer("smpp_smsc.py", arguments: ["--drop-after", "5", "--delay-ms", "20"])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port) { $0.window = 4 })
         client.start()
@@ -169,7 +169,7 @@ struct SMPPSMSCTests {
 
     @Test("PINs go without a receipt request; an unsendable PIN throws PinDeliveryError")
     func pins() async throws {
-        let peer = try RecordingPeer("smpp_smsc.py", arguments: [])
+        let peer = try await RecordingPeer("smpp_smsc.py", arguments: [])
         defer { peer.stop() }
         let client = try SMPPClient(settings: testSettings(port: peer.port))
         client.start()

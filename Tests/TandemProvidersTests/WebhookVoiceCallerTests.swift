@@ -13,8 +13,8 @@ struct WebhookVoiceCallerTests {
         let peer: PeerProcess
         let client: HTTPClient
 
-        init() throws {
-            peer = try PeerProcess.pythonPeer("voice_fake.py")
+        init() async throws {
+            peer = try await PeerProcess.pythonPeer("voice_fake.py")
             client = try HTTPClient(configuration: configuration())
         }
 
@@ -31,7 +31,7 @@ struct WebhookVoiceCallerTests {
 
     @Test("POSTs {to, pin, language} as JSON with the bearer token; a 2xx means placed; the PIN is not logged")
     func placed() async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         defer { fake.peer.stop() }
         let lines = LogLines()
         try await fake.caller(logger: lines.logger).callPIN(Self.message())
@@ -49,7 +49,7 @@ struct WebhookVoiceCallerTests {
 
     @Test("an unknown language is null; without a token there is no Authorization header")
     func nullLanguageNoToken() async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         defer { fake.peer.stop() }
         try await fake.caller(token: nil).callPIN(Self.message(language: nil))
         let request = try #require(try await fake.received().first)
@@ -59,7 +59,7 @@ struct WebhookVoiceCallerTests {
 
     @Test("any other status throws with the status and an excerpt, the echoed PIN masked", arguments: [500, 404, 302])
     func refused(status: Int) async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         defer { fake.peer.stop() }
         let lines = LogLines()
         let caller = try fake.caller(path: "/status/\(status)", logger: lines.logger)
@@ -74,7 +74,7 @@ struct WebhookVoiceCallerTests {
 
     @Test("an unreachable webhook throws; bad settings are refused")
     func unreachableAndSettings() async throws {
-        let fake = try Fake()
+        let fake = try await Fake()
         let caller = try fake.caller()
         fake.peer.stop()
         do {

@@ -17,6 +17,17 @@ public func readFirstLine(from handle: FileHandle) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// ``readFirstLine(from:)`` on a thread of its own: a peer takes up to seconds to print its port, and a test
+/// blocking a cooperative thread that long starves every other test's server and handlers of the pool's
+/// few threads (one of them timed out waiting for a thread that way).
+public func firstLine(from handle: FileHandle) async -> String {
+    await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+        let reader = Thread { continuation.resume(returning: readFirstLine(from: handle)) }
+        reader.name = "peer-port"
+        reader.start()
+    }
+}
+
 /// Everything a child process writes to `handle` (a pipe) until it closes it.
 public func readToEnd(from handle: FileHandle) -> Data {
     var data = Data()

@@ -43,7 +43,7 @@ def expand(template, values):
 def call_back(template, dlr_type, reply, receiver, sender):
     url = expand(template, {"d": str(dlr_type), "A": reply, "T": str(int(time.time())), "p": receiver, "P": sender})
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=60) as response:
             result = {"url": url, "status": response.status, "body": response.read().decode()}
     except urllib.error.HTTPError as error:
         result = {"url": url, "status": error.code, "body": error.read().decode()}
