@@ -14,6 +14,8 @@ extension Scheduler {
     /// A batch applied to the deliveries in memory, its commit queued; acted on once that commit succeeded.
     struct PreparedBatch {
         let commands: Int
+        /// Deliveries started plus events applied, counted as `queuedUnits` counts them.
+        let units: Int
         let now: Timestamp
         let commit: PendingCommit
         let started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])]
@@ -28,11 +30,16 @@ extension Scheduler {
     }
 
     /// Takes the queued commands as one batch, applies it and queues its commit — unless
-    /// ``commitsInFlight`` commits are queued already (then the commands wait, and join the next batch).
+    /// ``commitsInFlight`` commits are queued already, or the waiting commands amount to less than the latest
+    /// batch in flight: then they wait, and more join them. (Preparing at once behind a batch in flight
+    /// alternated tiny and large batches under load — more commits for the same work, measured 4–9% more
+    /// server CPU per receipt; with nothing in flight they go at once.)
     func prepareQueued() {
         guard !queue.isEmpty, prepared.count < Self.commitsInFlight else { return }
+        if let latest = prepared.last, queuedUnits < latest.units { return }
         let batch = queue
         queue.removeAll(keepingCapacity: true)
+        queuedUnits = 0
         prepared.append(prepare(batch))
         guard !finishing else { return }
         finishing = true
@@ -76,11 +83,11 @@ extension Scheduler {
         var replies: [Reply] = []
         var requests: [AcceptedRequest] = []
         // Sized up front: a bulk batch holds thousands, and growing these copies every element several times.
-        var (startCount, eventCount) = (0, 0)
+        var (startCount, eventCount, units) = (0, 0, 0)
         for command in batch {
             switch command {
-            case .start(let news, _, _): startCount += news.count
-            case .events(let events, _): eventCount += events.count
+            case .start(let news, _, _): startCount += news.count; units += max(1, news.count)
+            case .events(let events, _): eventCount += events.count; units += max(1, events.count)
             }
         }
         inserts.reserveCapacity(startCount)
@@ -131,7 +138,7 @@ extension Scheduler {
         after.reserveCapacity(before.count)
         for key in before.keys { after[key] = entries[key]?.entry }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
-        return PreparedBatch(commands: batch.count, now: now, commit: commit, started: started, changed: changed,
+        return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
                              late: late, before: before, after: after, replies: replies)
     }
 

@@ -91,6 +91,8 @@ public actor Scheduler {
     var wheel: TimerWheel
     /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
+    /// Deliveries and events in `queue` (a command with neither counts one).
+    var queuedUnits = 0
     /// Batches applied in memory whose commits are queued, oldest first.
     var prepared: [PreparedBatch] = []
     /// Whether `finishLoop` runs.
@@ -165,6 +167,10 @@ public actor Scheduler {
 
     func enqueue(_ command: Command) {
         queue.append(command)
+        switch command {
+        case .start(let news, _, _): queuedUnits += max(1, news.count)
+        case .events(let events, _): queuedUnits += max(1, events.count)
+        }
         prepareQueued()
     }
 }

@@ -200,6 +200,31 @@ struct SchedulerTests {
         #expect(h.store.reports(for: key) == [.read])
     }
 
+    @Test("behind a commit in flight, waiting commands form the next batch once they amount to as much as it does")
+    func nextBatchWaitsUntilAsLarge() async throws {
+        let h = Harness()
+        let keys = try await h.scheduler.accept((0..<3).map { _ in
+            Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content,
+                                  decision: .push(PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.critical, smsAllowed: true)),
+                                  smsValidity: .seconds(3_600))
+        })
+        await h.dispatcher.waitUntilIdle()
+        h.store.state.withLock { $0.holding = true }
+        let three = Task { try await h.scheduler.record(keys.map { ($0, DeliveryEvent.deliveryAcknowledged(Self.d1)) }) }
+        #expect(await eventually { h.store.heldCount == 1 })
+        let first = Task { try await h.scheduler.record(.readReported(Self.d1), for: keys[0]) }
+        #expect(await eventually { await h.scheduler.queue.count == 1 })
+        #expect(h.store.heldCount == 1)          // one event behind three: it waits
+        let second = Task { try await h.scheduler.record([(keys[1], .readReported(Self.d1)), (keys[2], .readReported(Self.d1))]) }
+        #expect(await eventually { h.store.heldCount == 2 })   // three behind three: prepared and queued
+        #expect(await h.scheduler.queue.isEmpty)
+        h.store.releaseHeld()
+        #expect(try await three.value == [.applied, .applied, .applied])
+        #expect(try await first.value == .applied)
+        #expect(try await second.value == [.applied, .applied])
+        #expect(keys.map { h.store.reports(for: $0) } == [[.read], [.read], [.read]])
+    }
+
     @Test("an event for a delivery made final by a batch still committing is logged as late, not applied again")
     func eventAfterFinalInFlight() async throws {
         let h = Harness()
