@@ -6,7 +6,7 @@ import TandemCore
 /// in arrival order, each batch persisted in ONE store commit (snapshots, event log, report outbox,
 /// registration invalidations) and only acted on once that committed: timers go into the wheel and network
 /// actions to the dispatcher. Up to ``commitsInFlight`` commits are queued at once — the next batch is
-/// prepared while the previous one is written — on one ``CommitChain``, so a batch is never stored unless
+/// prepared while the previous one is written, once as much work waits — on one ``CommitChain``, so a batch is never stored unless
 /// every batch before it was; commands arriving meanwhile wait and form the next batch. A caller is answered
 /// after its batch committed, so an accepted message or a recorded receipt survives `kill -9`. If a commit
 /// fails, its batch and every later one still in flight are undone (their deliveries restored to their
