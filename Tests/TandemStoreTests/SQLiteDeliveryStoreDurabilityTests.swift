@@ -59,14 +59,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let store = try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite", commitWindow: .seconds(30)))
             let deliveries = SQLiteDeliveryStore(store: store)
             let jobs = 8
-            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
-            let blocker = Task {
-                try await store.write { _ throws(StoreError) in
-                    startedContinuation.yield()
-                    store.waitUntilQueued(atLeast: jobs)
-                }
-            }
-            for await _ in started { break }
+            let blocker = await holdWriter(store, untilQueued: jobs)
 
             let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
                 for n in 0..<jobs {
@@ -109,14 +102,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let missing = Fixture.change(&ghost, key: DeliveryKey(9_999), .expired, at: Fixture.t0)
 
             // All four in one transaction (the writer is held until they are queued).
-            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
-            let blocker = Task {
-                try await store.write { _ throws(StoreError) in
-                    startedContinuation.yield()
-                    store.waitUntilQueued(atLeast: 4)
-                }
-            }
-            for await _ in started { break }
+            let blocker = await holdWriter(store, untilQueued: 4)
             let chain = CommitChain()
             let first = deliveries.queueCommit(requests: [], inserts: [try record(1)], changes: [], chain: chain)
             let failing = deliveries.queueCommit(requests: [], inserts: [try record(2)], changes: [missing], chain: chain)
@@ -133,14 +119,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
 
             // A batch that aborts (a job ends the transaction) fails the chain's commit in it; the chain's next
             // commit, in the writer's next transaction, is not applied.
-            let (held, heldContinuation) = AsyncStream<Void>.makeStream()
-            let second = Task {
-                try await store.write { _ throws(StoreError) in
-                    heldContinuation.yield()
-                    store.waitUntilQueued(atLeast: 3)
-                }
-            }
-            for await _ in held { break }
+            let second = await holdWriter(store, untilQueued: 3)
             let other = CommitChain()
             let aborted = deliveries.queueCommit(requests: [], inserts: [try record(5)], changes: [], chain: other)
             let rogue = PendingCommit()

@@ -36,12 +36,21 @@ func rowCount(_ store: Store) throws -> Int {
 /// `untilClosing`, until close was requested); returns once that body is running, so every job
 /// submitted afterwards lands in the queue behind it — a deterministic batch without sleeping.
 func blockWriter(_ store: Store, untilQueued queued: Int, untilClosing: Bool = false) async -> Task<Void, any Error> {
+    await holdWriter(store, untilQueued: queued, untilClosing: untilClosing) { db throws(StoreError) in
+        _ = try insertRow(db, writer: -1, seq: 0)
+    }
+}
+
+/// Like ``blockWriter(_:untilQueued:untilClosing:)``, with `body` (by default nothing) as the holding job's write.
+func holdWriter(_ store: Store, untilQueued queued: Int, untilClosing: Bool = false,
+                then body: @escaping @Sendable (Connection) throws(StoreError) -> Void = { _ throws(StoreError) in }) async
+    -> Task<Void, any Error> {
     let (started, startedContinuation) = AsyncStream<Void>.makeStream()
     let task = Task {
         try await store.write { db throws(StoreError) in
             startedContinuation.yield()
             store.waitUntilQueued(atLeast: queued, closing: untilClosing)
-            _ = try insertRow(db, writer: -1, seq: 0)
+            try body(db)
         }
     }
     for await _ in started { break }
