@@ -225,6 +225,18 @@ struct SchedulerTests {
         #expect(keys.map { h.store.reports(for: $0) } == [[.read], [.read], [.read]])
     }
 
+    @Test("two events for one delivery in one batch: each one's actions are carried out (the read's cancels the read timer)")
+    func everyEventOfABatchIsActedOn() async throws {
+        let h = Harness()
+        let key = try await h.start(.critical)
+        let outcomes = try await h.scheduler.record([(key, .deliveryAcknowledged(Self.d1)), (key, .readReported(Self.d1))])
+        #expect(outcomes == [.applied, .applied])
+        #expect(await h.scheduler.pendingTimerCount == 0)
+        try await h.advance(to: 120)
+        #expect(h.store.events(for: key) == ["routed", "pushAccepted", "deliveryAcknowledged", "readReported"])
+        #expect(h.sms.sent.isEmpty)
+    }
+
     @Test("an event for a delivery made final by a batch still committing is logged as late, not applied again")
     func eventAfterFinalInFlight() async throws {
         let h = Harness()
