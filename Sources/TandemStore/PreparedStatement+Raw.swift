@@ -9,6 +9,10 @@ extension PreparedStatement {
     }
 
     /// Binds `values` to parameters 1…n. The count must match the statement's parameter count.
+    ///
+    /// Text and blobs are copied into ``boundBytes`` and bound from there without SQLite copying them again;
+    /// they stay valid until the next `bind` or `finalize`, and `resetAndClear()` drops SQLite's references
+    /// after every use.
     func bind(_ values: [SQLValue]) throws(StoreError) {
         guard let statement = handle else { throw .closed }
         let expected = Int(sqlite3_bind_parameter_count(statement))
@@ -16,8 +20,12 @@ extension PreparedStatement {
             throw .sqlite(code: .range, extendedCode: .range,
                           message: "statement expects \(expected) bindings, got \(values.count)", sql: sql)
         }
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
+        reserveBoundBytes(for: values)
+        // Never a null pointer, even for an empty value: SQLite would bind NULL.
+        let base = boundBytes.baseAddress!
+        var offset = 0
+        for (position, value) in values.enumerated() {
+            let index = Int32(position + 1)
             let rc: Int32
             switch value {
             case .null:
@@ -28,25 +36,41 @@ extension PreparedStatement {
                 rc = sqlite3_bind_double(statement, index, double)
             case .text(let string):
                 var text = string
-                rc = text.withUTF8 { buffer -> Int32 in
-                    guard let base = buffer.baseAddress, buffer.count > 0 else {
-                        return tandem_sqlite3_bind_text_transient(statement, index, "", 0)
-                    }
-                    return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
-                        tandem_sqlite3_bind_text_transient(statement, index, chars, Int32(buffer.count))
-                    }
+                let count = text.withUTF8 { utf8 in
+                    UnsafeMutableRawBufferPointer(rebasing: boundBytes[offset...]).copyMemory(from: UnsafeRawBufferPointer(utf8))
+                    return utf8.count
                 }
+                rc = tandem_sqlite3_bind_text_static(statement, index, (base + offset).assumingMemoryBound(to: CChar.self),
+                                                     Int32(count))
+                offset += count
             case .blob(let bytes):
                 if bytes.isEmpty {
                     rc = sqlite3_bind_zeroblob(statement, index, 0)
                 } else {
-                    rc = bytes.withUnsafeBytes { raw in
-                        tandem_sqlite3_bind_blob_transient(statement, index, raw.baseAddress, Int32(raw.count))
-                    }
+                    bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: boundBytes[offset...]).copyMemory(from: $0) }
+                    rc = tandem_sqlite3_bind_blob_static(statement, index, base + offset, Int32(bytes.count))
+                    offset += bytes.count
                 }
             }
             guard rc == SQLITE_OK else { throw error(for: rc) }
         }
+    }
+
+    /// Makes ``boundBytes`` hold every text and blob of `values`. Only between uses: SQLite's references into
+    /// the old buffer were cleared (`resetAndClear()`), or are all replaced before the next step.
+    private func reserveBoundBytes(for values: [SQLValue]) {
+        var needed = 0
+        for value in values {
+            switch value {
+            case .text(let string): needed += string.utf8.count
+            case .blob(let bytes): needed += bytes.count
+            case .null, .integer, .real: break
+            }
+        }
+        guard needed > boundBytes.count else { return }
+        let grown = max(needed, 2 * boundBytes.count)
+        boundBytes.deallocate()
+        boundBytes = .allocate(byteCount: grown, alignment: 1)
     }
 
     /// `sqlite3_step`: `true` when a row is available, `false` at `SQLITE_DONE`.

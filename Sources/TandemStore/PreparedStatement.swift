@@ -13,6 +13,11 @@ final class PreparedStatement {
     /// Cache recency tick (larger = used more recently).
     var lastUsed: UInt64 = 0
     private var cachedColumnNames: [String]?
+    /// The bytes of the text and blob values bound for the current use, which SQLite reads in place
+    /// (`SQLITE_STATIC`) until the bindings are cleared; reused by the next use, grown when too small.
+    /// (Bound `SQLITE_TRANSIENT`, SQLite copied each value into a buffer of its own — a malloc and free per
+    /// value, ~17 per single-recipient request: Debian's SQLite is built without lookaside memory.)
+    var boundBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle
@@ -21,6 +26,7 @@ final class PreparedStatement {
 
     deinit {
         finalize()
+        boundBytes.deallocate()
     }
 
     /// Result column names, computed once per statement.

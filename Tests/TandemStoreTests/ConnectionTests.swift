@@ -36,6 +36,33 @@ struct ConnectionTests {
         #expect(try db.scalar("SELECT sum(x) FROM t", as: Int.self) == 4950)
     }
 
+    @Test("bound text and blobs arrive intact through one cached statement, whatever their sizes from use to use")
+    func boundValuesRoundTrip() throws {
+        let db = try Connection(path: ":memory:")
+        try db.execute("CREATE TABLE t (n INTEGER, a TEXT, b BLOB, c TEXT, d TEXT)")
+        var random = SystemRandomNumberGenerator()
+        // Empty, small (stored inside a Swift string), multi-byte and far past the statement's first buffer.
+        let texts = ["", "x", "015 bytes long!", "héllo wörld ☎️ €", String(repeating: "0123456789", count: 200),
+                     String(repeating: "ü", count: 3_000)]
+        var expected: [[SQLValue]] = []
+        for n in 0..<60 {
+            let blobCount = [0, 1, 300, 70_000][n % 4]
+            let row: [SQLValue] = [
+                .integer(Int64(n)), .text(texts[n % texts.count]),
+                .blob((0..<blobCount).map { _ in UInt8.random(in: 0...255, using: &random) }),
+                .text(texts[(n * 7 + 3) % texts.count]), n % 5 == 0 ? .null : .text(String(n)),
+            ]
+            try db.run("INSERT INTO t (n, a, b, c, d) VALUES (?, ?, ?, ?, ?)", row)
+            expected.append(row)
+        }
+        #expect(db.statementCacheStatistics.prepares == 1)
+        let stored = try db.query("SELECT n, a, b, c, d FROM t ORDER BY n").map(\.values)
+        #expect(stored == expected)
+        // An empty text is '' (not NULL), and text bound as a key finds its row.
+        #expect(try db.scalar("SELECT count(*) FROM t WHERE a = ? AND a IS NOT NULL", [.text("")], as: Int.self) == 10)
+        #expect(try db.scalar("SELECT n FROM t WHERE a = ? AND c = ? LIMIT 1", [.text(texts[4]), .text(texts[1])], as: Int.self) == 4)
+    }
+
     @Test("the least recently used statement is evicted beyond the cache capacity")
     func cacheEviction() throws {
         let db = try Connection(path: ":memory:", options: ConnectionOptions(statementCacheCapacity: 2))
