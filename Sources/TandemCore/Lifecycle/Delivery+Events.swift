@@ -30,7 +30,10 @@ extension Delivery {
             policy = plan.policy
             for target in plan.targets { devices[target.deviceID] = DeviceProgress() }
             state = .pushing
-            var actions = setStatus(.sent) + [.sendPush(plan.targets, plan.policy)]
+            var actions: [DeliveryAction] = []
+            actions.reserveCapacity(5)
+            setStatus(.sent, into: &actions)
+            actions.append(.sendPush(plan.targets, plan.policy))
             if let lifetime = plan.policy.lifetime.duration {
                 actions.append(arm(.lifetime, at: now + lifetime))
             }
@@ -41,7 +44,11 @@ extension Delivery {
             return actions
         case .sms(let route):
             policy = route.policy
-            return setStatus(.sent) + requestSMS(SMSCause(route.reason), terminatingPush: false)
+            var actions: [DeliveryAction] = []
+            actions.reserveCapacity(2)
+            setStatus(.sent, into: &actions)
+            requestSMS(SMSCause(route.reason), terminatingPush: false, into: &actions)
+            return actions
         case .reject(let reason):
             rejectReason = reason
             return finish(.rejected)
@@ -53,7 +60,9 @@ extension Delivery {
         devices[device]?.accepted = true
         switch state {
         case .pushing:
-            return status == .sent ? setStatus(.accepted) : []
+            var actions: [DeliveryAction] = []
+            if status == .sent { setStatus(.accepted, into: &actions) }
+            return actions
         case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
             return []
         }
@@ -82,7 +91,10 @@ extension Delivery {
             guard first, let plan else { return [] }
             // With an SMS fallback waiting on a read, delivery is a step; otherwise it is the outcome.
             if plan.smsAllowed && plan.policy.fallback.afterNoRead != nil {
-                return disarm(.noDeliveryAck) + setStatus(.delivered)
+                var actions: [DeliveryAction] = []
+                disarm(.noDeliveryAck, into: &actions)
+                setStatus(.delivered, into: &actions)
+                return actions
             }
             return finish(.deliveredByPush)
         case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
@@ -143,7 +155,9 @@ extension Delivery {
         }
         pushTerminated = true
         let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
-        return (live.isEmpty ? [] : [.terminatePush(live)]) + finish(.withdrawn)
+        var actions: [DeliveryAction] = live.isEmpty ? [] : [.terminatePush(live)]
+        finish(.withdrawn, into: &actions)
+        return actions
     }
 
     private mutating func smsSubmitted(_ submission: SMSSubmission, now: Timestamp) -> [DeliveryAction] {
@@ -151,7 +165,11 @@ extension Delivery {
         case .awaitingSMSSubmit:
             sms = submission
             state = .awaitingSMSReport
-            return [arm(.smsValidity, at: now + smsValidity)] + (status == .sent ? setStatus(.accepted) : [])
+            var actions: [DeliveryAction] = []
+            actions.reserveCapacity(2)
+            actions.append(arm(.smsValidity, at: now + smsValidity))
+            if status == .sent { setStatus(.accepted, into: &actions) }
+            return actions
         case .awaitingRoute, .pushing, .awaitingSMSReport, .final:
             return []
         }
@@ -217,33 +235,50 @@ extension Delivery {
 
     /// Moves to the SMS, exactly once: the push's timers stop, the push is withdrawn if asked.
     private mutating func requestSMS(_ cause: SMSCause, terminatingPush: Bool) -> [DeliveryAction] {
-        guard !smsRequested else { return [] }
+        var actions: [DeliveryAction] = []
+        requestSMS(cause, terminatingPush: terminatingPush, into: &actions)
+        return actions
+    }
+
+    // Steps append their actions to the caller's array: building each step's own array and concatenating
+    // them allocated several arrays per event.
+    private mutating func requestSMS(_ cause: SMSCause, terminatingPush: Bool, into actions: inout [DeliveryAction]) {
+        guard !smsRequested else { return }
         smsRequested = true
         smsCause = cause
         state = .awaitingSMSSubmit
-        var actions = disarm(.noDeliveryAck) + disarm(.noRead) + disarm(.lifetime)
+        disarm(.noDeliveryAck, into: &actions)
+        disarm(.noRead, into: &actions)
+        disarm(.lifetime, into: &actions)
         if terminatingPush {
             pushTerminated = true
             let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
             if !live.isEmpty { actions.append(.terminatePush(live)) }
         }
         actions.append(.sendSMS)
-        return actions
     }
 
     /// The one final status: stop every timer, record it, report it.
     private mutating func finish(_ resolution: Resolution) -> [DeliveryAction] {
-        self.resolution = resolution
-        state = .final
         var actions: [DeliveryAction] = []
-        for kind in TimerKind.allCases { actions += disarm(kind) }
-        return actions + setStatus(resolution.status) + [.report(resolution.status)]
+        finish(resolution, into: &actions)
+        return actions
     }
 
-    private mutating func setStatus(_ new: DeliveryStatus) -> [DeliveryAction] {
-        guard new != status else { return [] }
+    private mutating func finish(_ resolution: Resolution, into actions: inout [DeliveryAction]) {
+        self.resolution = resolution
+        state = .final
+        actions.reserveCapacity(actions.count + 6)
+        for (kind, _) in timers { actions.append(.cancel(kind)) }   // in TimerKind.allCases order
+        timers = TimerDeadlines()
+        setStatus(resolution.status, into: &actions)
+        actions.append(.report(resolution.status))
+    }
+
+    private mutating func setStatus(_ new: DeliveryStatus, into actions: inout [DeliveryAction]) {
+        guard new != status else { return }
         status = new
-        return [.record(new)]
+        actions.append(.record(new))
     }
 
     private mutating func arm(_ kind: TimerKind, at deadline: Timestamp) -> DeliveryAction {
@@ -251,8 +286,8 @@ extension Delivery {
         return .schedule(kind, at: deadline)
     }
 
-    private mutating func disarm(_ kind: TimerKind) -> [DeliveryAction] {
-        guard timers.removeValue(forKey: kind) != nil else { return [] }
-        return [.cancel(kind)]
+    private mutating func disarm(_ kind: TimerKind, into actions: inout [DeliveryAction]) {
+        guard timers.removeValue(forKey: kind) != nil else { return }
+        actions.append(.cancel(kind))
     }
 }
