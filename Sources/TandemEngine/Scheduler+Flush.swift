@@ -19,14 +19,21 @@ extension Scheduler {
         let now: Timestamp
         let commit: PendingCommit
         let started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])]
-        let changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)]
+        let changed: [AppliedEvent]
         let late: [(DeliveryKey, DeliveryEvent)]
-        /// Each changed delivery as it was before this batch, to restore if the commit fails.
-        let before: [DeliveryKey: Delivery]
-        /// Each changed delivery as this batch left it: what acting on the batch sees, though a later batch
-        /// may have moved the delivery on in the table since.
-        let after: [DeliveryKey: Entry]
         let replies: [Reply]
+    }
+
+    /// An event that changed an in-flight delivery, with the delivery just before it (restored, newest first,
+    /// if the commit fails) and just after it (what acting on the event sees, though a later batch may have
+    /// moved the delivery on in the table since). An event after the one that made a delivery final is late,
+    /// so a final `entry` is its delivery's last event of the batch.
+    struct AppliedEvent {
+        let key: DeliveryKey
+        let actions: [DeliveryAction]
+        let isTimer: Bool
+        let previous: Delivery
+        let entry: Entry
     }
 
     /// Takes the queued commands as one batch, applies it and queues its commit — unless
@@ -63,7 +70,7 @@ extension Scheduler {
                 prepared.removeAll()
                 chain = CommitChain()
                 for later in failed.reversed() {
-                    for (key, delivery) in later.before { entries[key]?.entry.delivery = delivery }
+                    for event in later.changed.reversed() { entries[event.key]?.entry.delivery = event.previous }
                 }
                 for later in failed { fail(later, with: error) }
                 prepareQueued()
@@ -77,9 +84,8 @@ extension Scheduler {
         var inserts: [NewDeliveryRecord] = []
         var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes: [DeliveryChange] = []
-        var changed: [(key: DeliveryKey, actions: [DeliveryAction], isTimer: Bool, touchesSMS: Bool)] = []
+        var changed: [AppliedEvent] = []
         var late: [(DeliveryKey, DeliveryEvent)] = []
-        var before: [DeliveryKey: Delivery] = [:]
         var replies: [Reply] = []
         var requests: [AcceptedRequest] = []
         // Sized up front: a bulk batch holds thousands, and growing these copies every element several times.
@@ -94,7 +100,6 @@ extension Scheduler {
         started.reserveCapacity(startCount)
         changes.reserveCapacity(eventCount)
         changed.reserveCapacity(eventCount)
-        before.reserveCapacity(eventCount)
 
         for command in batch {
             switch command {
@@ -124,22 +129,18 @@ extension Scheduler {
                     outcomes.append(.applied)
                     // A timer that fired where it no longer matters changed nothing: not an event worth a write.
                     if case .timerFired = event, actions.isEmpty, inFlight.entry.delivery == previous { continue }
-                    if before[key] == nil { before[key] = previous }
                     changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
                                                   effects: PersistedEffects(actions: actions)))
                     var isTimer = false
                     if case .timerFired = event { isTimer = true }
-                    changed.append((key, actions, isTimer, inFlight.entry.delivery.sms != nil))
+                    changed.append(AppliedEvent(key: key, actions: actions, isTimer: isTimer, previous: previous, entry: inFlight.entry))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             }
         }
-        var after: [DeliveryKey: Entry] = [:]
-        after.reserveCapacity(before.count)
-        for key in before.keys { after[key] = entries[key]?.entry }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
-                             late: late, before: before, after: after, replies: replies)
+                             late: late, replies: replies)
     }
 
     /// A batch whose commit failed (or whose chain broke before it): its deliveries were restored already;
@@ -164,15 +165,15 @@ extension Scheduler {
             trackSMSSubmission(of: entry)
             act(item.actions, key: key, entry: entry, into: &work)
         }
-        for item in batch.changed {
-            guard let entry = batch.after[item.key] else { continue }
-            if item.touchesSMS { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
+        for event in batch.changed {
+            let entry = event.entry
+            if entry.delivery.sms != nil { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             trackSMSSubmission(of: entry)
-            logFallback(item.actions, of: entry)
-            act(item.actions, key: item.key, entry: entry, into: &work)
+            logFallback(event.actions, of: entry)
+            // No later batch changed it: an event for a final delivery is late.
+            if entry.delivery.isFinal { entries[event.key] = nil }
+            act(event.actions, key: event.key, entry: entry, into: &work)
         }
-        // No later batch changed these: an event for a final delivery is late.
-        for (key, entry) in batch.after where entry.delivery.isFinal { entries[key] = nil }
         dispatch(work)
         // Late events are logged before their callers are answered; if that fails, they get the error.
         var lateFailure: (any Error)?
