@@ -41,21 +41,29 @@ public enum Digest {
     }
 
     /// HMAC of `message` under `key`. Each key's HMAC context is prepared once and kept (see ``HMACTemplates``);
-    /// a message is hashed in a copy of it. OpenSSL 3's one-shot `HMAC()` fetched the algorithms by name and
+    /// a message is hashed in a context lent from it. OpenSSL 3's one-shot `HMAC()` fetched the algorithms by name and
     /// hashed the key on every call (~1.5 µs; the copy is a fraction of that).
     public static func hmac(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8] {
-        guard let context = HMACTemplates.shared.context(algorithm, key: key) else {
+        withUnsafeTemporaryAllocation(byteCount: Int(EVP_MAX_MD_SIZE), alignment: 1) { output in
+            let length = hmac(algorithm, key: key, message: message, into: output)
+            return Array(output.prefix(length))
+        }
+    }
+
+    /// ``hmac(_:key:message:)`` into `output` (at least `algorithm.byteCount` bytes); returns the length.
+    public static func hmac(_ algorithm: Algorithm, key: [UInt8], message: [UInt8], into output: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(output.count >= algorithm.byteCount, "HMAC output buffer too small")
+        guard let lease = HMACTemplates.shared.context(algorithm, key: key) else {
             preconditionFailure("HMAC context could not be created")
         }
-        defer { EVP_MAC_CTX_free(context) }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length = 0
         let updated = message.withUnsafeBytes { bytes in
-            EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            EVP_MAC_update(lease.context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         }
-        let finished = EVP_MAC_final(context, &output, &length, output.count)
+        let finished = EVP_MAC_final(lease.context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, output.count)
         precondition(updated == 1 && finished == 1 && length == algorithm.byteCount, "HMAC failed")
-        return Array(output.prefix(length))
+        HMACTemplates.shared.giveBack(lease)
+        return length
     }
 
     /// Lower-case hexadecimal.
@@ -97,9 +105,10 @@ public enum SecureRandom {
     }
 }
 
-/// Keyed HMAC contexts by algorithm and key, each used only as a template to copy (`EVP_MAC_CTX_dup`) under
-/// the lock, so no context is ever shared by two threads. Bounded: with more than `capacity` keys it starts
-/// again empty (keys are app secrets and configured keys — a handful).
+/// Keyed HMAC contexts by algorithm and key: a template, copied (`EVP_MAC_CTX_dup`) when no spare context is
+/// free, and the spares given back after use. A context is lent to one thread at a time, never shared.
+/// Bounded: with more than `capacity` keys it starts again empty (keys are app secrets and configured keys —
+/// a handful).
 final class HMACTemplates: Sendable {
     static let shared = HMACTemplates(capacity: 1_024)
 
@@ -108,12 +117,27 @@ final class HMACTemplates: Sendable {
         let key: [UInt8]
     }
 
-    /// Owns one `EVP_MAC_CTX`.
-    private final class Template {
+    /// Owns one keyed `EVP_MAC_CTX` and the contexts lent from it and given back, ready to be keyed again
+    /// (`EVP_MAC_init` with no key reuses the one set before) — a context is not copied and freed per
+    /// message (a copy is ~5 allocations inside OpenSSL). `spares` is only touched under `templates`' lock.
+    final class Template: @unchecked Sendable {
         let context: OpaquePointer
+        var spares: [OpaquePointer] = []
         init(_ context: OpaquePointer) { self.context = context }
-        deinit { EVP_MAC_CTX_free(context) }
+        deinit {
+            EVP_MAC_CTX_free(context)
+            for spare in spares { EVP_MAC_CTX_free(spare) }
+        }
     }
+
+    /// A context ready for one message, to be given back (``giveBack(_:)``) once its MAC is final.
+    struct Lease {
+        let context: OpaquePointer
+        let template: Template
+    }
+
+    /// Spare contexts kept per key: about as many as threads computing MACs with it at once.
+    private static let sparesPerKey = 8
 
     private let capacity: Int
     private let templates = Mutex<[Key: Template]>([:])
@@ -122,19 +146,38 @@ final class HMACTemplates: Sendable {
         self.capacity = capacity
     }
 
-    /// A fresh context keyed with `key`, ready for the message (the caller frees it); nil if OpenSSL failed.
-    func context(_ algorithm: Digest.Algorithm, key: [UInt8]) -> OpaquePointer? {
-        templates.withLock { templates -> OpaquePointer? in
+    /// A context keyed with `key`, ready for the message; nil if OpenSSL failed.
+    func context(_ algorithm: Digest.Algorithm, key: [UInt8]) -> Lease? {
+        let (template, spare) = templates.withLock { templates -> (Template?, OpaquePointer?) in
             let id = Key(algorithm: algorithm, key: key)
-            if templates[id] == nil {
-                let created = key.withUnsafeBytes { bytes in
-                    tandem_hmac_context(algorithm.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
-                }
-                guard let created else { return nil }
-                if templates.count >= capacity { templates.removeAll() }
-                templates[id] = Template(created)
+            if let template = templates[id] { return (template, template.spares.popLast()) }
+            let created = key.withUnsafeBytes { bytes in
+                tandem_hmac_context(algorithm.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
             }
-            return templates[id].flatMap { EVP_MAC_CTX_dup($0.context) }
+            guard let created else { return (nil, nil) }
+            if templates.count >= capacity { templates.removeAll() }
+            let template = Template(created)
+            templates[id] = template
+            return (template, nil)
         }
+        guard let template else { return nil }
+        if let spare {
+            guard EVP_MAC_init(spare, nil, 0, nil) == 1 else {
+                EVP_MAC_CTX_free(spare)
+                return nil
+            }
+            return Lease(context: spare, template: template)
+        }
+        return EVP_MAC_CTX_dup(template.context).map { Lease(context: $0, template: template) }
+    }
+
+    /// Takes a lent context back for the next message with the same key (or frees it when enough are kept).
+    func giveBack(_ lease: Lease) {
+        let kept = templates.withLock { _ -> Bool in
+            guard lease.template.spares.count < Self.sparesPerKey else { return false }
+            lease.template.spares.append(lease.context)
+            return true
+        }
+        if !kept { EVP_MAC_CTX_free(lease.context) }
     }
 }

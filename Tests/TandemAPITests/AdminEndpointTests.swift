@@ -50,6 +50,11 @@ struct AdminEndpointTests {
         let metrics = HTTPMetrics(registry: registry)
         metrics.record(AccessRecord(method: "GET", route: "/healthz", target: "/healthz", status: 200, durationSeconds: 0.0004,
                                     requestBytes: 0, responseBytes: 10, remoteAddress: "127.0.0.1"))
+        // Each series counts its own requests (label arrays are built once per method, route and status).
+        for (method, status) in [("POST", 400), ("POST", 202), ("POST", 400)] {
+            metrics.record(AccessRecord(method: method, route: "/v1.0/message", target: "/v1.0/message", status: status,
+                                        durationSeconds: 0.002, requestBytes: 10, responseBytes: 10, remoteAddress: nil))
+        }
         let endpoint = MetricsEndpoint(registry: registry, bearerToken: nil)
         let response = try #require(routed(endpoint.register, .GET, "/metrics"))
         #expect(response.status == .ok)
@@ -58,6 +63,9 @@ struct AdminEndpointTests {
         #expect(text.contains(#"tandem_http_requests_total{method="GET",route="/healthz",status="200"} 1"#))
         #expect(text.contains(#"tandem_http_request_duration_seconds_bucket{route="/healthz",le="0.0005"} 1"#))
         #expect(text.contains(#"tandem_http_request_duration_seconds_bucket{route="/healthz",le="0.00025"} 0"#))
+        #expect(text.contains(#"tandem_http_requests_total{method="POST",route="/v1.0/message",status="400"} 2"#))
+        #expect(text.contains(#"tandem_http_requests_total{method="POST",route="/v1.0/message",status="202"} 1"#))
+        #expect(text.contains(#"tandem_http_request_duration_seconds_count{route="/v1.0/message"} 3"#))
     }
 
     @Test("metrics behind a bearer token refuse missing and wrong tokens with a challenge",

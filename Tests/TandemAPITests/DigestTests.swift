@@ -37,6 +37,24 @@ struct DigestTests {
         }
         #expect(results == expected)
     }
+
+    @Test("one key from many tasks at once, messages of every length: contexts given back and keyed again give the same answers")
+    func reusedContexts() async {
+        let messages = (0..<64).map { String(repeating: "m", count: $0 * 7) }
+        let expected = messages.map { Self.hmacHex(.sha1, "shared secret", $0) }
+        let results = await withTaskGroup(of: (Int, String).self) { group in
+            for round in 0..<32 {
+                for (index, message) in messages.enumerated() where (index + round) % 4 == 0 {
+                    group.addTask { (index, Self.hmacHex(.sha1, "shared secret", message)) }
+                }
+            }
+            var results: [Int: Set<String>] = [:]
+            for await (index, value) in group { results[index, default: []].insert(value) }
+            return results
+        }
+        #expect(results.count == messages.count)
+        for (index, values) in results { #expect(values == [expected[index]]) }
+    }
 }
 
 @Suite("Secure random generator")

@@ -49,6 +49,29 @@ struct MACAuthenticationTests {
         #expect(!MACAuthentication.matches(credentials, secret: "s", method: "PUT", targets: targets, hosts: ["sdk.example.com"]))
     }
 
+    @Test("only the canonical base64 of the right MAC verifies: another spelling of the same bytes, or garbage, does not")
+    func canonicalMACOnly() throws {
+        let mac = MACAuthentication.signature(secret: "s3cr3t", method: "PUT", target: "/v1.0/messages",
+                                              host: "hybridmessagingapi.cm.nl", timestamp: 1_379_333_669)
+        func verifies(_ text: String) -> Bool {
+            MACAuthentication.matches(MACAuthentication.Credentials(kid: "k", timestamp: 1_379_333_669, mac: text), secret: "s3cr3t",
+                                      method: "PUT", targets: ["/v1.0/messages"], hosts: ["hybridmessagingapi.cm.nl"])
+        }
+        #expect(verifies(mac))
+        // 20 bytes: 27 characters and one '='; the 27th carries 4 bits and 2 zero bits. Setting those 2 bits
+        // spells the same bytes differently (a lenient decoder accepts it).
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var characters = Array(mac)
+        let last = try #require(alphabet.firstIndex(of: characters[26]))
+        #expect(last % 4 == 0)
+        characters[26] = alphabet[last + 1]
+        #expect(!verifies(String(characters)))
+        #expect(!verifies(String(mac.dropLast())))      // padding missing
+        #expect(!verifies(mac + "AAAA"))
+        #expect(!verifies("not base64 at all"))
+        #expect(!verifies(""))
+    }
+
     @Test("the window is ±300 s by default and a request is accepted once inside it")
     func windowAndReplay() {
         let replay = ReplayGuard(window: .seconds(300))

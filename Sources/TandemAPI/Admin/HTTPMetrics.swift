@@ -1,3 +1,4 @@
+import Synchronization
 import TandemCore
 import TandemHTTP
 
@@ -5,9 +6,18 @@ import TandemHTTP
 ///
 /// Routes are the matched patterns (`/v1.0/deviceregistrations/{id}`) or `unmatched`, never raw paths, so
 /// the number of series stays bounded whatever clients send.
-public struct HTTPMetrics: Sendable {
+public final class HTTPMetrics: Sendable {
     private let requests: CounterFamily
     private let latency: HistogramFamily
+    /// Each (method, route, status) seen, with its label arrays built once: a request's series are found
+    /// without allocating two arrays per request. Bounded like the series themselves.
+    private let labels = Mutex<[SeriesKey: (requests: [String], latency: [String])]>([:])
+
+    private struct SeriesKey: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
 
     /// Upper bounds in seconds, from 100 µs to 10 s.
     public static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
@@ -22,7 +32,14 @@ public struct HTTPMetrics: Sendable {
     }
 
     public func record(_ access: AccessRecord) {
-        requests.increment([access.method, access.route, String(access.status)])
-        latency.observe(access.durationSeconds, [access.route])
+        let key = SeriesKey(method: access.method, route: access.route, status: access.status)
+        let series = labels.withLock { known in
+            if let found = known[key] { return found }
+            let built = (requests: [access.method, access.route, String(access.status)], latency: [access.route])
+            known[key] = built
+            return built
+        }
+        requests.increment(series.requests)
+        latency.observe(access.durationSeconds, series.latency)
     }
 }

@@ -95,17 +95,37 @@ public enum MACAuthentication {
     /// Whether `credentials` sign this request under `secret` for any of `targets` × `hosts`, tried in
     /// order (put the likeliest first). Each comparison takes constant time; stopping at the first match
     /// reveals only which combination the client signed, nothing about the secret or the expected MAC.
+    ///
+    /// The presented `mac` is decoded once and compared with each candidate's raw HMAC; only its canonical
+    /// base64 is accepted (another spelling of the same bytes would slip past the replay guard, which keeps
+    /// the text). Each candidate's signed string is built in one reused buffer.
     public static func matches(_ credentials: Credentials, secret: String, method: String, targets: [String],
                                hosts: [String]) -> Bool {
-        let presented = Array(credentials.mac.utf8)
-        for target in targets {
-            for host in hosts {
-                let expected = signature(secret: secret, method: method, target: target, host: host,
-                                         timestamp: credentials.timestamp)
-                if ConstantTime.equals(Array(expected.utf8), presented) { return true }
-            }
+        guard let decoded = Data(base64Encoded: credentials.mac), decoded.base64EncodedString() == credentials.mac else {
+            return false
         }
-        return false
+        let presented = [UInt8](decoded)
+        let key = Array(secret.utf8)
+        let timestamp = String(credentials.timestamp)
+        var signed: [UInt8] = []
+        return withUnsafeTemporaryAllocation(byteCount: Digest.Algorithm.sha1.byteCount, alignment: 1) { expected in
+            for target in targets {
+                for host in hosts {
+                    signed.removeAll(keepingCapacity: true)
+                    signed.append(contentsOf: method.utf8)
+                    signed.append(0x20)
+                    signed.append(contentsOf: target.utf8)
+                    signed.append(contentsOf: " HTTP/1.1\n".utf8)
+                    signed.append(contentsOf: host.utf8)
+                    signed.append(0x0A)
+                    signed.append(contentsOf: timestamp.utf8)
+                    signed.append(0x0A)
+                    _ = Digest.hmac(.sha1, key: key, message: signed, into: expected)
+                    if ConstantTime.equals(UnsafeRawBufferPointer(expected), presented) { return true }
+                }
+            }
+            return false
+        }
     }
 }
 
