@@ -41,8 +41,8 @@ public enum Digest {
     }
 
     /// HMAC of `message` under `key`. Each key's HMAC context is prepared once and kept (see ``HMACTemplates``);
-    /// a message is hashed in a context lent from it. OpenSSL 3's one-shot `HMAC()` fetched the algorithms by name and
-    /// hashed the key on every call (~1.5 µs; the copy is a fraction of that).
+    /// a message is hashed in a context lent from it. OpenSSL 3's one-shot `HMAC()` fetched the algorithms by
+    /// name and hashed the key on every call (~1.5 µs).
     public static func hmac(_ algorithm: Algorithm, key: [UInt8], message: [UInt8]) -> [UInt8] {
         withUnsafeTemporaryAllocation(byteCount: Int(EVP_MAX_MD_SIZE), alignment: 1) { output in
             let length = hmac(algorithm, key: key, message: message, into: output)
@@ -146,29 +146,33 @@ final class HMACTemplates: Sendable {
         self.capacity = capacity
     }
 
-    /// A context keyed with `key`, ready for the message; nil if OpenSSL failed.
+    /// A context keyed with `key`, ready for the message; nil if OpenSSL failed. A new context is copied from
+    /// the template under the lock, so the template is never read by two threads at once.
     func context(_ algorithm: Digest.Algorithm, key: [UInt8]) -> Lease? {
-        let (template, spare) = templates.withLock { templates -> (Template?, OpaquePointer?) in
+        let (lease, recycled) = templates.withLock { templates -> (Lease?, Bool) in
             let id = Key(algorithm: algorithm, key: key)
-            if let template = templates[id] { return (template, template.spares.popLast()) }
-            let created = key.withUnsafeBytes { bytes in
-                tandem_hmac_context(algorithm.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            let template: Template
+            if let found = templates[id] {
+                template = found
+                if let spare = found.spares.popLast() { return (Lease(context: spare, template: found), true) }
+            } else {
+                let created = key.withUnsafeBytes { bytes in
+                    tandem_hmac_context(algorithm.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+                }
+                guard let created else { return (nil, false) }
+                if templates.count >= capacity { templates.removeAll() }
+                template = Template(created)
+                templates[id] = template
             }
-            guard let created else { return (nil, nil) }
-            if templates.count >= capacity { templates.removeAll() }
-            let template = Template(created)
-            templates[id] = template
-            return (template, nil)
+            return (EVP_MAC_CTX_dup(template.context).map { Lease(context: $0, template: template) }, false)
         }
-        guard let template else { return nil }
-        if let spare {
-            guard EVP_MAC_init(spare, nil, 0, nil) == 1 else {
-                EVP_MAC_CTX_free(spare)
-                return nil
-            }
-            return Lease(context: spare, template: template)
+        guard let lease else { return nil }
+        // A context given back holds a finished MAC: keyed again with the key it already has.
+        if recycled, EVP_MAC_init(lease.context, nil, 0, nil) != 1 {
+            EVP_MAC_CTX_free(lease.context)
+            return nil
         }
-        return EVP_MAC_CTX_dup(template.context).map { Lease(context: $0, template: template) }
+        return lease
     }
 
     /// Takes a lent context back for the next message with the same key (or frees it when enough are kept).
