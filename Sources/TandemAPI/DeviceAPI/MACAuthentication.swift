@@ -88,8 +88,22 @@ public enum MACAuthentication {
 
     /// The base64 HMAC-SHA1 over the signed string.
     public static func signature(secret: String, method: String, target: String, host: String, timestamp: Int64) -> String {
-        let signed = "\(method) \(target) HTTP/1.1\n\(host)\n\(timestamp)\n"
-        return Data(Digest.hmac(.sha1, key: Array(secret.utf8), message: Array(signed.utf8))).base64EncodedString()
+        var signed: [UInt8] = []
+        appendSignedString(method: method, target: target, host: host, timestamp: String(timestamp), to: &signed)
+        return Data(Digest.hmac(.sha1, key: Array(secret.utf8), message: signed)).base64EncodedString()
+    }
+
+    /// `S = "<METHOD> <request-target> HTTP/1.1\n<host>\n<ts>\n"`, appended to `out` as UTF-8.
+    private static func appendSignedString(method: String, target: String, host: String, timestamp: String,
+                                           to out: inout [UInt8]) {
+        out.append(contentsOf: method.utf8)
+        out.append(0x20)
+        out.append(contentsOf: target.utf8)
+        out.append(contentsOf: " HTTP/1.1\n".utf8)
+        out.append(contentsOf: host.utf8)
+        out.append(0x0A)
+        out.append(contentsOf: timestamp.utf8)
+        out.append(0x0A)
     }
 
     /// Whether `credentials` sign this request under `secret` for any of `targets` × `hosts`, tried in
@@ -112,14 +126,7 @@ public enum MACAuthentication {
             for target in targets {
                 for host in hosts {
                     signed.removeAll(keepingCapacity: true)
-                    signed.append(contentsOf: method.utf8)
-                    signed.append(0x20)
-                    signed.append(contentsOf: target.utf8)
-                    signed.append(contentsOf: " HTTP/1.1\n".utf8)
-                    signed.append(contentsOf: host.utf8)
-                    signed.append(0x0A)
-                    signed.append(contentsOf: timestamp.utf8)
-                    signed.append(0x0A)
+                    appendSignedString(method: method, target: target, host: host, timestamp: timestamp, to: &signed)
                     _ = Digest.hmac(.sha1, key: key, message: signed, into: expected)
                     if ConstantTime.equals(UnsafeRawBufferPointer(expected), presented) { return true }
                 }

@@ -54,24 +54,24 @@ extension TimerDeadlines: Sequence {
     /// The armed timers, in `TimerKind.allCases` order.
     public struct Iterator: IteratorProtocol {
         let deadlines: TimerDeadlines
-        var position = 0
+        /// The next kind to look at; nil once past the last.
+        var kind: TimerKind? = .noDeliveryAck
 
         public mutating func next() -> (kind: TimerKind, deadline: Timestamp)? {
-            while let kind = Self.kind(at: position) {
-                position += 1
-                if let deadline = deadlines[kind] { return (kind, deadline) }
+            while let current = kind {
+                kind = Self.successor(of: current)
+                if let deadline = deadlines[current] { return (current, deadline) }
             }
             return nil
         }
 
-        /// `TimerKind.allCases[position]`, without building that array on every call.
-        private static func kind(at position: Int) -> TimerKind? {
-            switch position {
-            case 0: .noDeliveryAck
-            case 1: .noRead
-            case 2: .lifetime
-            case 3: .smsValidity
-            default: nil
+        /// The kind after `kind` in `TimerKind.allCases` order (tested), without building that array per call.
+        private static func successor(of kind: TimerKind) -> TimerKind? {
+            switch kind {
+            case .noDeliveryAck: .noRead
+            case .noRead: .lifetime
+            case .lifetime: .smsValidity
+            case .smsValidity: nil
             }
         }
     }
