@@ -175,16 +175,17 @@ extension Scheduler {
             act(event.actions, key: event.key, entry: entry, into: &work)
         }
         dispatch(work)
-        // Late events are logged before their callers are answered; if that fails, they get the error.
+        // Late events are logged, together, before their callers are answered (a read after a Default push was
+        // delivered is one: one write per batch, not one per event); if that fails, those callers get the error.
         var lateFailure: (any Error)?
-        for (key, event) in batch.late {
-            do {
-                try await store.appendLateEvent(event, to: key, at: batch.now)
-            } catch {
-                lateFailure = error
-                logger.error("late event not recorded", ["delivery": .int(key.rawValue), "event": .string(event.logKind),
-                                                         "error": .string("\(error)")])
-            }
+        do {
+            try await store.appendLateEvents(batch.late, at: batch.now)
+        } catch {
+            lateFailure = error
+            logger.error("late events not recorded", [
+                "deliveries": .string(batch.late.map { String($0.0.rawValue) }.joined(separator: ",")),
+                "events": .string(batch.late.map(\.1.logKind).joined(separator: ",")), "error": .string("\(error)"),
+            ])
         }
         for reply in batch.replies {
             switch reply {

@@ -3,7 +3,7 @@ import TandemCore
 
 /// The scheduler's `DeliveryStore` on Tandem's SQLite ``Store`` (schema: ``TandemSchema/scheduler``).
 ///
-/// - ``queueCommit(requests:inserts:changes:chain:)`` and ``appendLateEvent(_:to:at:)`` are each one writer
+/// - ``queueCommit(requests:inserts:changes:chain:)`` and ``appendLateEvents(_:at:)`` are each one writer
 ///   job: one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
 ///   or none do, and the outcome is known only after the COMMIT that holds them. A chain is marked broken on
 ///   the writer thread, before any later job runs.
@@ -77,11 +77,12 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
-    /// Appends `event` to the delivery's log; the delivery's row is left as it is.
-    /// - Throws: ``StoreError``; a foreign-key violation when `key` names no delivery.
-    public func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws(StoreError) {
+    /// Appends each event to its delivery's log, in one writer job; the deliveries' rows are left as they are.
+    /// - Throws: ``StoreError``, and then none was appended; a foreign-key violation when a key names no delivery.
+    public func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws(StoreError) {
+        guard !events.isEmpty else { return }
         try await store.write { (db: Connection) throws(StoreError) in
-            try Self.appendEvent(event, to: key, at: at, on: db)
+            for (key, event) in events { try Self.appendEvent(event, to: key, at: at, on: db) }
         }
     }
 

@@ -173,8 +173,8 @@ final class GatedLookupStore: DeliveryStore {
         inner.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
     }
 
-    func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws {
-        try await inner.appendLateEvent(event, to: key, at: at)
+    func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws {
+        try await inner.appendLateEvents(events, at: at)
     }
 
     func loadInFlight() async throws -> [StoredDelivery] { try await inner.loadInFlight() }

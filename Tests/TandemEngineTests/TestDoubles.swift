@@ -103,8 +103,10 @@ final class InMemoryDeliveryStore: DeliveryStore {
         }
     }
 
-    func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws {
-        state.withLock { $0.events.append((key, event.logKind, event.logDetail)) }
+    func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws {
+        state.withLock { state in
+            for (key, event) in events { state.events.append((key, event.logKind, event.logDetail)) }
+        }
     }
 
     func loadInFlight() async throws -> [StoredDelivery] {

@@ -11,7 +11,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
             let kept = try Fixture.pushed(to: [Fixture.device(1)], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
-            _ = try await deliveries.commit(inserts: [kept], changes: [])
+            let keptKey = try #require(try await deliveries.commit(inserts: [kept], changes: []).first)
             let before = try deliveryTableCounts(store)
 
             let rejected = Fixture.routed(.reject(.noAppKey), msisdn: try Fixture.msisdn(2), content: try Fixture.content(2))
@@ -25,9 +25,9 @@ struct SQLiteDeliveryStoreDurabilityTests {
             #expect(try deliveryTableCounts(store) == before)
 
             let late = await #expect(throws: StoreError.self) {
-                try await deliveries.appendLateEvent(.expired, to: DeliveryKey(9_999), at: Fixture.t0)
+                try await deliveries.appendLateEvents([(keptKey, .expired), (DeliveryKey(9_999), .expired)], at: Fixture.t0)
             }
-            #expect(late?.isForeignKeyViolation == true)
+            #expect(late?.isForeignKeyViolation == true)  // and the event for the existing delivery is not kept either
             #expect(try deliveryTableCounts(store) == before)
             #expect(try await deliveries.loadInFlight().map(\.delivery) == [kept.delivery])
             await store.close()

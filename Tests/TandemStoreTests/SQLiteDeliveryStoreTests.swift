@@ -200,7 +200,7 @@ struct SQLiteDeliveryStoreTests {
             #expect(try outbox.map { row in try row.get("delivery_id", as: Int64.self) } == keys.map(\.rawValue))
 
             let updatedBefore = try rows(store, "SELECT updated_at, snapshot FROM deliveries WHERE id = ?", [.integer(keys[1].rawValue)])
-            try await deliveries.appendLateEvent(.deliveryAcknowledged(d1), to: keys[1], at: at + .seconds(9))
+            try await deliveries.appendLateEvents([(keys[1], .deliveryAcknowledged(d1))], at: at + .seconds(9))
             #expect(try tableCount(store, "outbox") == 3)
             #expect(try rows(store, "SELECT updated_at, snapshot FROM deliveries WHERE id = ?", [.integer(keys[1].rawValue)]) == updatedBefore)
             let late = try rows(store, "SELECT kind, detail, at FROM delivery_events WHERE delivery_id = ? ORDER BY id DESC LIMIT 1",

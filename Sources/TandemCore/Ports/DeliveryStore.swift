@@ -14,8 +14,9 @@ public protocol DeliveryStore: Sendable {
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
                      chain: CommitChain) -> PendingCommit
 
-    /// Appends an event to a delivery that is already final (a late receipt): the event log only.
-    func appendLateEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp) async throws
+    /// Appends events to deliveries that are already final (late receipts): the event log only, all in one
+    /// transaction.
+    func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws
 
     /// The delivery an SMS part id (``SMSSubmission/references``) was recorded for, final or not; nil if none.
     func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey?
