@@ -35,8 +35,8 @@ test:
 	$(MAKE) --no-print-directory unit integration
 
 # Provider tests start Python protocol peers (h2, PyJWT, smpp34, smpp.twisted3) from the venv. They run in
-# their own test process: starting peers blocks cooperative threads for a while (a synchronous read of the
-# peer's PORT line), which on 2 cores would starve the async handlers of the HTTP and API suites.
+# their own test process: a dozen Python start-ups take both cores for seconds, and the HTTP and API
+# suites' in-process servers would compete with them for the cooperative threads.
 unit: $(VENV)/.ready
 	TANDEM_PYTHON=$(abspath $(VENV))/bin/python $(SWIFT) test --skip-build --skip TandemProvidersTests
 	TANDEM_PYTHON=$(abspath $(VENV))/bin/python $(SWIFT) test --skip-build --filter TandemProvidersTests

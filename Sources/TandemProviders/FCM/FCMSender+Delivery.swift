@@ -46,8 +46,7 @@ extension FCMSender {
                     return .decided(.rejected(.other))
                 }
                 reauthenticated = true
-                await route.loaded.tokens.invalidate(accessToken)
-                switch await route.loaded.tokens.token() {
+                switch await route.loaded.tokens.token(replacing: accessToken) {
                 case .success(let token): accessToken = token
                 case .failure(let error): return tokenFailure(error, route: route, logger: logger)
                 }
