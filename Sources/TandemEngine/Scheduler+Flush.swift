@@ -9,6 +9,8 @@ extension Scheduler {
     enum Reply {
         case keys(CheckedContinuation<[DeliveryKey], any Error>, range: Range<Int>)
         case outcomes(CheckedContinuation<[EventOutcome], any Error>?, [EventOutcome])
+        /// A receipt applied to its delivery in flight; `late`: one of its events came after the delivery became final.
+        case receipt(CheckedContinuation<ReceiptOutcome, any Error>, late: Bool)
     }
 
     /// A batch applied to the deliveries in memory, its commit queued; acted on once that commit succeeded.
@@ -94,6 +96,7 @@ extension Scheduler {
             switch command {
             case .start(let news, _, _): startCount += news.count; units += max(1, news.count)
             case .events(let events, _): eventCount += events.count; units += max(1, events.count)
+            case .receipt(_, let events, _, _): eventCount += events.count; units += max(1, events.count)
             }
         }
         inserts.reserveCapacity(startCount)
@@ -117,30 +120,52 @@ extension Scheduler {
                 replies.append(.keys(continuation, range: first..<started.count))
             case .events(let events, let continuation):
                 var outcomes: [EventOutcome] = []
+                outcomes.reserveCapacity(events.count)
                 for (key, event) in events {
-                    // Final in a batch whose commit is still in flight: as good as gone from the table.
-                    guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
-                        late.append((key, event))
-                        outcomes.append(.loggedAfterFinal)
-                        continue
-                    }
-                    let previous = inFlight.entry.delivery
-                    let actions = inFlight.entry.delivery.handle(event, now: now)
-                    outcomes.append(.applied)
-                    // A timer that fired where it no longer matters changed nothing: not an event worth a write.
-                    if case .timerFired = event, actions.isEmpty, inFlight.entry.delivery == previous { continue }
-                    changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
-                                                  effects: PersistedEffects(actions: actions)))
-                    var isTimer = false
-                    if case .timerFired = event { isTimer = true }
-                    changed.append(AppliedEvent(key: key, actions: actions, isTimer: isTimer, previous: previous, entry: inFlight.entry))
+                    outcomes.append(apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
+            case .receipt(let key, let events, let sender, let continuation):
+                // Answered at once when nothing of it will be stored.
+                guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
+                    continuation.resume(returning: .notInFlight)
+                    continue
+                }
+                guard inFlight.entry.content.app == sender.app, inFlight.entry.msisdn == sender.msisdn else {
+                    continuation.resume(returning: .notTheRecipient)
+                    continue
+                }
+                var hasLate = false
+                for event in events {
+                    hasLate = apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late) == .loggedAfterFinal || hasLate
+                }
+                replies.append(.receipt(continuation, late: hasLate))
             }
         }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
                              late: late, replies: replies)
+    }
+
+    /// Applies `event` to its delivery in memory, collecting what to store and what to act on once stored.
+    /// An event for a delivery not in the table — or final in a batch whose commit is still in flight, as
+    /// good as gone — is late: only logged.
+    private func apply(_ event: DeliveryEvent, to key: DeliveryKey, now: Timestamp, changes: inout [DeliveryChange],
+                       changed: inout [AppliedEvent], late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
+        guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
+            late.append((key, event))
+            return .loggedAfterFinal
+        }
+        let previous = inFlight.entry.delivery
+        let actions = inFlight.entry.delivery.handle(event, now: now)
+        // A timer that fired where it no longer matters changed nothing: not an event worth a write.
+        if case .timerFired = event, actions.isEmpty, inFlight.entry.delivery == previous { return .applied }
+        changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
+                                      effects: PersistedEffects(actions: actions)))
+        var isTimer = false
+        if case .timerFired = event { isTimer = true }
+        changed.append(AppliedEvent(key: key, actions: actions, isTimer: isTimer, previous: previous, entry: inFlight.entry))
+        return .applied
     }
 
     /// A batch whose commit failed (or whose chain broke before it): its deliveries were restored already;
@@ -152,6 +177,7 @@ extension Scheduler {
             switch reply {
             case .keys(let continuation, _): continuation.resume(throwing: error)
             case .outcomes(let continuation, _): continuation?.resume(throwing: error)
+            case .receipt(let continuation, _): continuation.resume(throwing: error)
             }
         }
     }
@@ -196,6 +222,12 @@ extension Scheduler {
                     continuation?.resume(throwing: lateFailure)
                 } else {
                     continuation?.resume(returning: outcomes)
+                }
+            case .receipt(let continuation, let hasLate):
+                if let lateFailure, hasLate {
+                    continuation.resume(throwing: lateFailure)
+                } else {
+                    continuation.resume(returning: .recorded)
                 }
             }
         }

@@ -66,6 +66,29 @@ public actor Scheduler {
         case loggedAfterFinal
     }
 
+    /// The install a receipt comes from, as the device API knows it: its app and the number it verified.
+    public struct ReceiptSender: Sendable, Hashable {
+        public let app: AppKey
+        public let msisdn: MSISDN
+
+        public init(app: AppKey, msisdn: MSISDN) {
+            self.app = app
+            self.msisdn = msisdn
+        }
+    }
+
+    /// What became of a receipt handed to ``recordReceipt(_:for:from:)``.
+    public enum ReceiptOutcome: Sendable, Hashable {
+        /// Applied to the delivery in flight and committed.
+        case recorded
+        /// The delivery is in flight but its message was not sent through this app to this number: nothing
+        /// was recorded.
+        case notTheRecipient
+        /// No delivery with this key is in flight (it is final, or there is none): nothing was recorded; the
+        /// caller checks the store and, for a delivery that exists, records the events with ``record(_:)``.
+        case notInFlight
+    }
+
     typealias Entry = StoredDelivery
 
     /// An in-flight delivery as the scheduler holds it: boxed, so the table moves a pointer and an event
@@ -80,6 +103,7 @@ public actor Scheduler {
     enum Command {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
+        case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, CheckedContinuation<ReceiptOutcome, any Error>)
     }
 
     let store: any DeliveryStore
@@ -149,6 +173,16 @@ public actor Scheduler {
         }
     }
 
+    /// Applies an install's receipt (its delivery ack, its read, or both, in order) to the delivery in flight
+    /// with this key — if that delivery's message went through `sender`'s app to `sender`'s number — once
+    /// committed. The check and the events are one step of the pipeline, so the device API's hottest path
+    /// needs no database read for a delivery in flight.
+    public func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender) async throws -> ReceiptOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.receipt(key, events, sender, continuation))
+        }
+    }
+
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
@@ -170,6 +204,7 @@ public actor Scheduler {
         switch command {
         case .start(let news, _, _): queuedUnits += max(1, news.count)
         case .events(let events, _): queuedUnits += max(1, events.count)
+        case .receipt(_, let events, _, _): queuedUnits += max(1, events.count)
         }
         prepareQueued()
     }

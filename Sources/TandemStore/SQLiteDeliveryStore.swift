@@ -50,6 +50,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             (try inserts.map { (record) throws(StoreError) in (record, try DeliveryColumns(record.delivery, writer: snapshots)) },
              try changes.map { (change) throws(StoreError) in (change, try DeliveryColumns(change.delivery, writer: snapshots)) })
         }
+        let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
         store.queueWrite({ (db: Connection) throws(StoreError) -> [DeliveryKey] in
             guard !chain.isBroken else {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
@@ -62,8 +63,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 chain.markBroken()
                 throw error
             }
-        }, completion: { outcome in
+        }, completion: { [registrations = store.registrations] outcome in
             if case .failure = outcome { chain.markBroken() }
+            // Registrations marked Invalid: committed now, so readers may no longer be served the cached ones.
+            if !invalidated.isEmpty { registrations.invalidate(invalidated) }
             pending.complete(outcome.mapError { $0 })
         })
         return pending

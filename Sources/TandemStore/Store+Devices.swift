@@ -8,19 +8,22 @@ extension Store: DeviceRegistry {
         r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.created_at, r.updated_at
         """
 
+    /// From the registration cache when it holds it (see `RegistrationCache`), else read.
     public func registration(_ device: DeviceID) throws(StoreError) -> DeviceRegistration? {
-        try read { (db: Connection) throws(StoreError) -> DeviceRegistration? in
-            try Self.loadRegistration(device, on: db)
+        try registrations.registration(device) { (device) throws(StoreError) -> DeviceRegistration? in
+            try read { (db: Connection) throws(StoreError) -> DeviceRegistration? in
+                try Self.loadRegistration(device, on: db)
+            }
         }
     }
 
     public func create(_ registration: DeviceRegistration) async throws(StoreError) {
-        try await write { (db: Connection) throws(StoreError) in
+        try await writeRegistration(registration.deviceID) { (db: Connection) throws(StoreError) -> ((), released: Bool) in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(registration.app.text)],
                                             as: Int64.self) else {
                 throw StoreError.decoding(column: "registrations.app_id", message: "no app has key \(registration.app)")
             }
-            try Self.releasePushToken(registration, on: db)
+            let released = try Self.releasePushToken(registration, on: db)
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,
                     notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts,
@@ -28,40 +31,54 @@ extension Store: DeviceRegistry {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(registration.deviceID.text), .integer(appID)] + Self.mutableBindings(registration)
                     + [.integer(registration.createdAt.milliseconds), .integer(registration.updatedAt.milliseconds)])
+            return ((), released)
         }
     }
 
     public func update<T: Sendable>(
         _ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T
     ) async throws(StoreError) -> T? {
-        try await write { (db: Connection) throws(StoreError) -> T? in
-            guard var registration = try Self.loadRegistration(device, on: db) else { return nil }
+        try await writeRegistration(device) { (db: Connection) throws(StoreError) -> (T?, released: Bool) in
+            guard var registration = try Self.loadRegistration(device, on: db) else { return (nil, false) }
             let result = change(&registration)
-            try Self.releasePushToken(registration, on: db)
+            let released = try Self.releasePushToken(registration, on: db)
             try db.run("""
                 UPDATE registrations
                 SET msisdn = ?, platform = ?, user_agent = ?, push_token = ?, status = ?, notifications_enabled = ?,
                     pin_nonce = ?, pin_msisdn = ?, pin_issued_at = ?, pin_expires_at = ?, pin_attempts = ?, updated_at = ?
                 WHERE device_id = ?
                 """, Self.mutableBindings(registration) + [.integer(registration.updatedAt.milliseconds), .text(device.text)])
-            return result
+            return (result, released)
         }
     }
 
-    /// One statement (one implicit read transaction, no BEGIN/COMMIT around two): the registration's row,
-    /// with the delivery's columns beside it (NULL when there is no such delivery).
-    public func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) {
-        try read { (db: Connection) throws(StoreError) -> (DeviceRegistration?, ReceiptTarget?) in
+    /// A write changing `device`'s registration — and others' too when it says it `released` a push token
+    /// they held — followed, once committed (or failed), by the cache's invalidation.
+    private func writeRegistration<T: Sendable>(
+        _ device: DeviceID, _ body: @escaping @Sendable (Connection) throws(StoreError) -> (T, released: Bool)
+    ) async throws(StoreError) -> T {
+        let outcome: (T, released: Bool)
+        do {
+            outcome = try await write(body)
+        } catch {
+            registrations.invalidate([device])
+            throw error
+        }
+        if outcome.released { registrations.invalidateAll() } else { registrations.invalidate([device]) }
+        return outcome.0
+    }
+
+    /// The delivery with this key (its `UpdateID`) as a receipt for it is checked: its message's app and
+    /// recipient, whether it is final and when it was accepted; nil when there is none.
+    public func receiptTarget(_ key: DeliveryKey) throws(StoreError) -> ReceiptTarget? {
+        try read { (db: Connection) throws(StoreError) -> ReceiptTarget? in
             guard let row = try db.queryFirst("""
-                SELECT \(Self.registrationColumns), d.msisdn AS target_msisdn, d.final AS target_final,
-                       m.created_at AS target_created_at, tp.app_key AS target_app_key
-                FROM registrations r JOIN apps p ON p.id = r.app_id
-                LEFT JOIN deliveries d ON d.id = ?2
-                LEFT JOIN messages m ON m.id = d.message_id
-                LEFT JOIN apps tp ON tp.id = m.app_id
-                WHERE r.device_id = ?1
-                """, [.text(device.text), .integer(key.rawValue)]) else { return (nil, nil) }
-            return (try Self.registration(row), try Self.target(key, row))
+                SELECT d.msisdn AS target_msisdn, d.final AS target_final, m.created_at AS target_created_at,
+                       p.app_key AS target_app_key
+                FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
+                WHERE d.id = ?
+                """, [.integer(key.rawValue)]) else { return nil }
+            return try Self.target(key, row)
         }
     }
 
@@ -162,12 +179,13 @@ extension Store: DeviceRegistry {
     }
 
     /// A push token addresses one install: another registration of the same app holding it loses it.
-    private static func releasePushToken(_ registration: DeviceRegistration, on db: Connection) throws(StoreError) {
-        guard let token = registration.pushToken else { return }
-        try db.run("""
+    /// Returns whether one did.
+    private static func releasePushToken(_ registration: DeviceRegistration, on db: Connection) throws(StoreError) -> Bool {
+        guard let token = registration.pushToken else { return false }
+        return try db.run("""
             UPDATE registrations SET push_token = NULL, updated_at = ?
             WHERE app_id = (SELECT id FROM apps WHERE app_key = ?) AND push_token = ? AND device_id <> ?
             """, [.integer(registration.updatedAt.milliseconds), .text(registration.app.text), .text(token.text),
-                  .text(registration.deviceID.text)])
+                  .text(registration.deviceID.text)]) > 0
     }
 }

@@ -19,11 +19,13 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     let writer: GroupCommitWriter
     let readers: ReaderPool
+    let registrations: RegistrationCache
 
     private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool) {
         self.configuration = configuration
         self.writer = writer
         self.readers = readers
+        registrations = RegistrationCache(capacity: configuration.registrationCacheCapacity)
     }
 
     deinit {

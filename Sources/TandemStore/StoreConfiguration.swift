@@ -30,6 +30,8 @@ public struct StoreConfiguration: Sendable, Hashable {
     /// copies the last pages itself between two transactions (see `Checkpointer`). A longer log costs disk
     /// and recovery time but copies less: pages written several times are copied once per restart.
     public var checkpointRestartFactor: Int
+    /// Device registrations kept in memory for the device API (see `RegistrationCache`); 0 reads each time.
+    public var registrationCacheCapacity: Int
 
     public init(
         path: String,
@@ -40,7 +42,8 @@ public struct StoreConfiguration: Sendable, Hashable {
         synchronous: SynchronousMode = .normal,
         statementCacheCapacity: Int = 64,
         backgroundCheckpointPages: Int? = 1_000,
-        checkpointRestartFactor: Int = 8
+        checkpointRestartFactor: Int = 8,
+        registrationCacheCapacity: Int = 100_000
     ) {
         self.path = path
         self.readers = readers
@@ -51,6 +54,7 @@ public struct StoreConfiguration: Sendable, Hashable {
         self.statementCacheCapacity = statementCacheCapacity
         self.backgroundCheckpointPages = backgroundCheckpointPages
         self.checkpointRestartFactor = max(1, checkpointRestartFactor)
+        self.registrationCacheCapacity = registrationCacheCapacity
     }
 
     var connectionOptions: ConnectionOptions {

@@ -213,5 +213,33 @@ struct DeviceMessagesTests {
         #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(id) AND kind = 'deliveryAcknowledged'") == 0)
         let mineList = await h.call(.GET, "/v1.0/messages", app: h.appA, device: mine)
         #expect(mineList.list.map { $0["Body"] as? String } == ["secret"])
+        // Final (no longer in the scheduler's memory): the same answers, from the store.
+        let read = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: mine, body: #"{"UpdateID":"\#(id)","ReadByRecipient":"2026-11-21T10:00:00Z"}"#)
+        #expect(read.status == 204)
+        #expect(try h.gateway.count("SELECT count(*) FROM deliveries WHERE id = \(id) AND final = 1") == 1)
+        h.clock.advance(to: h.clock.now() + .seconds(1))
+        for (app, device) in [(h.appB, sameNumberOtherApp), (h.appA, otherNumberSameApp)] {
+            let late = await h.call(.PUT, "/v1.0/messages", app: app, device: device, body: #"{"UpdateID":"\#(id)","Status":"Delivered"}"#)
+            #expect(late.status == 404)
+        }
+        #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(id) AND kind = 'deliveryAcknowledged'") == 0)
+    }
+
+    @Test("a SIM change (DELETE) is seen by the very next request: its receipts are refused until the number is verified again")
+    func resetSeenAtOnce() async throws {
+        let h = try await DeviceAPIHarness()
+        defer { Task { await h.close() } }
+        let device = try await h.verifiedDevice(h.appA, msisdn: "+31600000160")
+        let message = try await send(h, to: "+31600000160", body: "hi")
+        #expect(await eventually { h.gateway.push.sent.count == 1 })
+        let id = try updateID(h, message: message)
+        // The registration is read (and cached) by this request.
+        #expect(await h.call(.GET, "/v1.0/deviceregistrations", app: h.appA, device: device).status == 200)
+        h.clock.advance(to: h.clock.now() + .milliseconds(1))
+        #expect(await h.call(.DELETE, "/v1.0/deviceregistrations", app: h.appA, device: device).status == 200)
+        h.clock.advance(to: h.clock.now() + .milliseconds(1))
+        let ack = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: #"{"UpdateID":"\#(id)","Status":"Delivered"}"#)
+        #expect(ack.status == 404)
+        #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(id) AND kind = 'deliveryAcknowledged'") == 0)
     }
 }

@@ -36,9 +36,10 @@ struct SchedulerTests {
             scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock, configuration: configuration)
         }
 
-        func start(_ type: AppMessageType, targets: [PushTarget] = [SchedulerTests.t1], smsAllowed: Bool = true) async throws -> DeliveryKey {
+        func start(_ type: AppMessageType, targets: [PushTarget] = [SchedulerTests.t1], smsAllowed: Bool = true,
+                   content: MessageContent = SchedulerTests.content) async throws -> DeliveryKey {
             let plan = PushPlan(targets: targets, policy: PolicySet.specDefaults[type], smsAllowed: smsAllowed)
-            let keys = try await scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+            let keys = try await scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: content,
                                                           decision: .push(plan), smsValidity: .seconds(3_600))])
             await dispatcher.waitUntilIdle()
             return keys[0]
@@ -130,6 +131,58 @@ struct SchedulerTests {
         #expect(try await h.scheduler.record(.deliveryAcknowledged(Self.d1), for: key) == .loggedAfterFinal)
         #expect(h.store.reports(for: key) == [.delivered])
         #expect(h.store.events(for: key).suffix(2) == ["deliveryAcknowledged", "deliveryAcknowledged"])
+    }
+
+    static let appA = AppKey(GUID("aaaa0000-0000-4000-8000-00000000000a")!)
+    static let appB = AppKey(GUID("bbbb0000-0000-4000-8000-00000000000b")!)
+    static let appContent = MessageContent(messageID: GUID("cccccccc-0000-4000-8000-000000000002")!, sender: "Acme",
+                                           body: "hi", reference: nil, app: appA)
+
+    @Test("a receipt is applied only for its delivery's app and number; one for a delivery not in flight is left to the caller")
+    func receiptChecks() async throws {
+        let h = Harness()
+        let key = try await h.start(.critical, content: Self.appContent)
+        let before = await h.scheduler.delivery(for: key)
+        let events: [DeliveryEvent] = [.deliveryAcknowledged(Self.d1), .readReported(Self.d1)]
+        let otherApp = Scheduler.ReceiptSender(app: Self.appB, msisdn: Self.msisdn)
+        let otherNumber = Scheduler.ReceiptSender(app: Self.appA, msisdn: MSISDN("+31612345679")!)
+        #expect(try await h.scheduler.recordReceipt(events, for: key, from: otherApp) == .notTheRecipient)
+        #expect(try await h.scheduler.recordReceipt(events, for: key, from: otherNumber) == .notTheRecipient)
+        #expect(try await h.scheduler.recordReceipt(events, for: DeliveryKey(key.rawValue + 1_000),
+                                                    from: Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)) == .notInFlight)
+        #expect(await h.scheduler.delivery(for: key) == before)
+        #expect(h.store.events(for: key) == ["routed", "pushAccepted"])
+
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        #expect(try await h.scheduler.recordReceipt(events, for: key, from: sender) == .recorded)
+        #expect(h.store.events(for: key).suffix(2) == ["deliveryAcknowledged", "readReported"])
+        #expect(h.store.reports(for: key) == [.read])
+        // Final now: out of the table, so the caller checks the store and records through `record`.
+        #expect(try await h.scheduler.recordReceipt(events, for: key, from: sender) == .notInFlight)
+        #expect(h.store.events(for: key).count == 4)
+        // A delivery sent without an app takes no receipt through this path.
+        let plain = try await h.start(.critical)
+        #expect(try await h.scheduler.recordReceipt(events, for: plain, from: sender) == .notTheRecipient)
+    }
+
+    @Test("a receipt whose read comes after its ack made the delivery final: the read is logged late, the receipt recorded; a failed commit answers the error")
+    func receiptLateAndFailure() async throws {
+        let h = Harness()
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        let key = try await h.start(.default, content: Self.appContent)
+        #expect(try await h.scheduler.recordReceipt([.deliveryAcknowledged(Self.d1), .readReported(Self.d1)], for: key,
+                                                    from: sender) == .recorded)
+        #expect(h.store.reports(for: key) == [.delivered])
+        #expect(h.store.events(for: key).suffix(2) == ["deliveryAcknowledged", "readReported"])
+
+        let other = try await h.start(.critical, content: Self.appContent)
+        let before = await h.scheduler.delivery(for: other)
+        h.store.state.withLock { $0.failNextCommit = true }
+        await #expect(throws: InMemoryDeliveryStore.InjectedFailure.self) {
+            try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: other, from: sender)
+        }
+        #expect(await h.scheduler.delivery(for: other) == before)
+        #expect(try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: other, from: sender) == .recorded)
     }
 
     @Test("two devices: both pushed, the first read wins")

@@ -10,6 +10,8 @@ enum Fixture {
     static let critical = PolicySet.specDefaults.critical
     static let otp = PolicySet.specDefaults.otp
     static let webhookURL = "http://127.0.0.1:9/reports"
+    /// The app ``insertRegistrations(_:devices:)`` registers its devices with.
+    static let appKey = AppKey(GUID("aaaa0000-0000-4000-8000-0000000000a1")!)
 
     /// A deterministic GUID: `n` in the last group.
     static func guid(_ n: Int) throws -> GUID {
@@ -101,7 +103,7 @@ func deliveryTableCounts(_ store: Store) throws -> [String: Int] {
 func insertRegistrations(_ store: Store, devices: [DeviceID]) async throws {
     try await store.write { db throws(StoreError) in
         try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('acme', 'token-1', 0)")
-        try db.run("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'app', 'key-1', 'secret', 0)")
+        try db.run("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'app', '\(Fixture.appKey.text)', 'secret', 0)")
         for device in devices {
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)

@@ -230,7 +230,9 @@ struct SQLiteDeliveryStoreTests {
             let dead2 = Fixture.change(&delivery, key: key, .pushRejected(d2, .tokenDead), at: at)
             let dead4 = Fixture.change(&delivery, key: key, .pushRejected(d4, .tokenDead), at: at)
             #expect(dead1.effects.invalidations == [d1] && dead2.effects.invalidations == [d2] && dead4.effects.invalidations == [d4])
+            #expect(try store.registration(d1)?.status == .pinVerified)  // now in the registration cache
             _ = try await deliveries.commit(inserts: [], changes: [dead1, dead2, dead4])
+            #expect(try store.registration(d1)?.status == .invalid, "the commit invalidated the cached registration")
 
             let registrations = try rows(store, "SELECT device_id, status, updated_at FROM registrations ORDER BY device_id").map(\.values)
             #expect(registrations == [[.text(d1.text), .text("Invalid"), .integer(at.milliseconds)],

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemHTTP
 
 /// `/v1.0/messages`: the install's inbox (with OData) and its delivery and read receipts.
@@ -30,10 +31,13 @@ extension DeviceAPIService {
     /// displayed; both go to the scheduler as this install's events and are answered 204 once committed.
     /// An `UpdateID` that is unknown, not the caller's (another app, another number), or of a final
     /// delivery older than `updateIDLifetime` is 404.
+    ///
+    /// The hot path reads nothing from the database: the registration comes from the store's cache and the
+    /// scheduler checks a delivery in flight against the caller as it applies the events. Only a receipt for
+    /// a delivery not in flight (final, or unknown) reads the delivery.
     public func receipt(_ request: Request) async -> Response {
         do throws(Refusal) {
             let caller = try authenticate(request)
-            let id = try deviceID(request)
             let receipt: DeviceAPICodec.Receipt
             do {
                 receipt = try DeviceAPICodec.receipt(request.body)
@@ -41,17 +45,26 @@ extension DeviceAPIService {
                 _ = try device(request, caller: caller)  // an unknown DeviceID is the first thing to report
                 throw Refusal(.badRequest, error.message)
             }
-            // One read for both lookups: this is the API's hottest path.
-            let found = try reading { try registry.registrationAndTarget(id, receipt.updateID) }
-            let registration = try owned(found.0, by: caller)
-            let notFound = Refusal(.notFound, "no message with UpdateID \(receipt.updateID.rawValue) for this device")
-            guard let msisdn = registration.verifiedNumber, let target = found.1, target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
-            if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw notFound }
-            var events: [(DeliveryKey, DeliveryEvent)] = []
-            if receipt.delivered { events.append((target.key, .deliveryAcknowledged(registration.deviceID))) }
-            if receipt.readAt != nil { events.append((target.key, .readReported(registration.deviceID))) }
-            _ = try await writing { try await scheduler.record(events) }
-            return Response.empty(.noContent)
+            let registration = try device(request, caller: caller)
+            let key = receipt.updateID
+            let notFound = Refusal(.notFound, "no message with UpdateID \(key.rawValue) for this device")
+            guard let msisdn = registration.verifiedNumber else { throw notFound }
+            var events: [DeliveryEvent] = []
+            if receipt.delivered { events.append(.deliveryAcknowledged(registration.deviceID)) }
+            if receipt.readAt != nil { events.append(.readReported(registration.deviceID)) }
+            let sender = Scheduler.ReceiptSender(app: caller.app.key, msisdn: msisdn)
+            switch try await writing({ try await scheduler.recordReceipt(events, for: key, from: sender) }) {
+            case .recorded:
+                return Response.empty(.noContent)
+            case .notTheRecipient:
+                throw notFound
+            case .notInFlight:
+                guard let target = try reading({ try registry.receiptTarget(key) }),
+                      target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
+                if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw notFound }
+                _ = try await writing { try await scheduler.record(events.map { (key, $0) }) }
+                return Response.empty(.noContent)
+            }
         } catch {
             return error.response
         }

@@ -14,10 +14,9 @@ public protocol DeviceRegistry: Sendable {
     /// nil, changing nothing, when there is no such registration.
     func update<T: Sendable>(_ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws -> T?
 
-    /// The registration (as ``registration(_:)``) and who may report receipts for the delivery with this
-    /// key (its `UpdateID`; nil when there is none, and when there is no such registration — a receipt
-    /// from an unknown install is refused before its target matters), in one read: the receipt path's only read.
-    func registrationAndTarget(_ device: DeviceID, _ key: DeliveryKey) throws -> (DeviceRegistration?, ReceiptTarget?)
+    /// Who may report receipts for the delivery with this key (its `UpdateID`); nil when there is none.
+    /// (A receipt for a delivery in flight is checked by the scheduler, which holds it; this is for the others.)
+    func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
 
     /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
     func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws -> [InboxMessage]

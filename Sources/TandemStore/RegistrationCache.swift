@@ -1,0 +1,68 @@
+import Synchronization
+import TandemCore
+
+/// Device registrations as last committed, by DeviceID, so that the device API's requests — every one
+/// names its install — do not read the database for them (a read after each commit starts on a cold page
+/// cache in WAL mode: several page reads and two lock calls per request).
+///
+/// Correct because every write to `registrations` is made by this process through ``Store``, and each
+/// invalidates what it changed once it has committed (``invalidate(_:)``, ``invalidateAll()``). A reader
+/// that missed caches what it read only if no invalidation happened since before its read began (a
+/// generation counter, checked and updated under one lock), so a value read before a commit is never cached
+/// after that commit's invalidation. Unknown DeviceIDs are not cached (random ones cannot fill the cache).
+/// Between a commit and its invalidation (microseconds, on the committing thread) a concurrent request may
+/// still see the registration as it was, as it would had it read a moment earlier.
+///
+/// Bounded: at `capacity`, an arbitrary entry makes room. Not guaranteed: coherence with rows written by
+/// another process (no part of Tandem does; an operator's hand edit needs a restart).
+final class RegistrationCache: Sendable {
+    private struct State {
+        var entries: [DeviceID: DeviceRegistration] = [:]
+        var generation: UInt64 = 0
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// The cached registration, or what `load` reads (cached if nothing was invalidated meanwhile).
+    func registration(_ device: DeviceID, load: (DeviceID) throws(StoreError) -> DeviceRegistration?) throws(StoreError) -> DeviceRegistration? {
+        let generation: UInt64
+        do {
+            let (cached, current) = state.withLock { ($0.entries[device], $0.generation) }
+            if let cached { return cached }
+            generation = current
+        }
+        let read = try load(device)
+        guard let loaded = read, capacity > 0 else { return read }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.entries.count >= capacity, state.entries[device] == nil {
+                state.entries.remove(at: state.entries.startIndex)
+            }
+            state.entries[device] = loaded
+        }
+        return loaded
+    }
+
+    /// Forgets `devices`, after a commit that changed them.
+    func invalidate(_ devices: some Sequence<DeviceID>) {
+        state.withLock { state in
+            state.generation &+= 1
+            for device in devices { state.entries[device] = nil }
+        }
+    }
+
+    /// Forgets every registration, after a commit that changed rows it cannot name.
+    func invalidateAll() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.entries.removeAll()
+        }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+}
