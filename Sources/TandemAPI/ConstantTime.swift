@@ -8,6 +8,11 @@ public enum ConstantTime {
 
     /// ``equals(_:_:)`` for bytes held elsewhere (a MAC computed into a stack buffer).
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Bool {
+        b.withUnsafeBytes { equals(a, $0) }
+    }
+
+    /// ``equals(_:_:)`` for two buffers; takes time proportional to `b.count`.
+    public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         var difference: UInt8 = a.count == b.count ? 0 : 1
         for index in b.indices {
             difference |= (index < a.count ? a[index] : 0) ^ b[index]

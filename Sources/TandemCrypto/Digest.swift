@@ -66,6 +66,15 @@ public enum Digest {
         return length
     }
 
+    /// Standard base64 with padding (`EVP_EncodeBlock`) of `bytes` into `output`, which must hold
+    /// 4 × ⌈count / 3⌉ + 1 bytes (a NUL follows the text); returns the text's length.
+    public static func base64(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(output.count >= (bytes.count + 2) / 3 * 4 + 1, "base64 output buffer too small")
+        guard !bytes.isEmpty else { return 0 }
+        return Int(EVP_EncodeBlock(output.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                   bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)))
+    }
+
     /// Lower-case hexadecimal.
     public static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)

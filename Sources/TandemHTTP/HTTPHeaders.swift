@@ -43,6 +43,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
         fields.filter { ASCIICaseInsensitive.equals($0.name, name) }.map(\.value)
     }
 
+    /// How many fields are named `name` (case-insensitive).
+    public func count(of name: String) -> Int {
+        fields.reduce(0) { $0 + (ASCIICaseInsensitive.equals($1.name, name) ? 1 : 0) }
+    }
+
+    /// Makes room for `count` fields in all.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Whether a field named `name` (case-insensitive) exists.
     public func contains(_ name: String) -> Bool {
         fields.contains { ASCIICaseInsensitive.equals($0.name, name) }

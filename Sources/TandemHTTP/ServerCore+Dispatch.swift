@@ -46,11 +46,11 @@ extension ServerCore {
         }
         // libmicrohttpd 0.9.75 rejects a malformed Content-Length (400) but silently uses the first of
         // several, and lets chunked coding override one: refuse both shapes (request smuggling, RFC 9112 §6.3).
-        let lengths = headers.values(for: "Content-Length")
-        if lengths.count > 1 || (!lengths.isEmpty && headers.contains("Transfer-Encoding")) {
+        let lengths = headers.count(of: "Content-Length")
+        if lengths > 1 || (lengths == 1 && headers.contains("Transfer-Encoding")) {
             return respond(context, connection: connection, .serverError(.badRequest, "ambiguous message length"), close: true)
         }
-        if let declared = lengths.first, let length = Int(declared) {
+        if lengths == 1, let declared = headers["Content-Length"], let length = Int(declared) {
             if length > maxBodyBytes {
                 return respond(context, connection: connection, .payloadTooLarge(limit: maxBodyBytes), close: true)
             }

@@ -23,6 +23,7 @@ struct ValueTypeTests {
         headers.add(name: "x-a", value: "2")
         #expect(headers["content-type"] == "text/plain")
         #expect(headers.values(for: "X-a") == ["1", "2"])
+        #expect(headers.count(of: "x-A") == 2 && headers.count(of: "CONTENT-TYPE") == 1 && headers.count(of: "nope") == 0)
         headers.set(name: "X-A", value: "3")
         #expect(headers.values(for: "x-a") == ["3"])
         headers.remove(name: "CONTENT-TYPE")

@@ -36,6 +36,29 @@ extension DeviceAPIService {
     /// scheduler checks a delivery in flight against the caller as it applies the events. Only a receipt for
     /// a delivery not in flight (final, or unknown) reads the delivery.
     public func receipt(_ request: Request) async -> Response {
+        // The checks run in a synchronous function, so that this task's frame holds only what the scheduler
+        // is asked (a large async frame costs a heap allocation per request).
+        let checked: CheckedReceipt
+        switch checkReceipt(request) {
+        case .success(let receipt): checked = receipt
+        case .failure(let refusal): return refusal.response
+        }
+        do throws(Refusal) {
+            try await record(checked)
+            return Response.empty(.noContent)
+        } catch {
+            return error.response
+        }
+    }
+
+    /// A receipt that passed every check needing no delivery: its events, as the install's, for the scheduler.
+    struct CheckedReceipt: Sendable {
+        let key: DeliveryKey
+        let events: [DeliveryEvent]
+        let sender: Scheduler.ReceiptSender
+    }
+
+    private func checkReceipt(_ request: Request) -> Result<CheckedReceipt, Refusal> {
         do throws(Refusal) {
             let caller = try authenticate(request)
             let receipt: DeviceAPICodec.Receipt
@@ -46,28 +69,40 @@ extension DeviceAPIService {
                 throw Refusal(.badRequest, error.message)
             }
             let registration = try device(request, caller: caller)
-            let key = receipt.updateID
-            let notFound = Refusal(.notFound, "no message with UpdateID \(key.rawValue) for this device")
-            guard let msisdn = registration.verifiedNumber else { throw notFound }
+            guard let msisdn = registration.verifiedNumber else { throw Self.unknownUpdateID(receipt.updateID) }
             var events: [DeliveryEvent] = []
+            events.reserveCapacity(2)
             if receipt.delivered { events.append(.deliveryAcknowledged(registration.deviceID)) }
             if receipt.readAt != nil { events.append(.readReported(registration.deviceID)) }
-            let sender = Scheduler.ReceiptSender(app: caller.app.key, msisdn: msisdn)
-            switch try await writing({ try await scheduler.recordReceipt(events, for: key, from: sender) }) {
-            case .recorded:
-                return Response.empty(.noContent)
-            case .notTheRecipient:
-                throw notFound
-            case .notInFlight:
-                guard let target = try reading({ try registry.receiptTarget(key) }),
-                      target.app == caller.app.key, target.msisdn == msisdn else { throw notFound }
-                if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw notFound }
-                _ = try await writing { try await scheduler.record(events.map { (key, $0) }) }
-                return Response.empty(.noContent)
-            }
+            return .success(CheckedReceipt(key: receipt.updateID, events: events,
+                                           sender: Scheduler.ReceiptSender(app: caller.app.key, msisdn: msisdn)))
         } catch {
-            return error.response
+            return .failure(error)
         }
+    }
+
+    /// Hands the receipt to the scheduler; one for a delivery not in flight is checked against the store
+    /// first, and then recorded (logged only, when the delivery is final).
+    private func record(_ receipt: CheckedReceipt) async throws(Refusal) {
+        switch try await writing({ try await scheduler.recordReceipt(receipt.events, for: receipt.key, from: receipt.sender) }) {
+        case .recorded:
+            return
+        case .notTheRecipient:
+            throw Self.unknownUpdateID(receipt.key)
+        case .notInFlight:
+            try checkStoredTarget(of: receipt)
+            _ = try await writing { try await scheduler.record(receipt.events.map { (receipt.key, $0) }) }
+        }
+    }
+
+    private func checkStoredTarget(of receipt: CheckedReceipt) throws(Refusal) {
+        guard let target = try reading({ try registry.receiptTarget(receipt.key) }), target.app == receipt.sender.app,
+              target.msisdn == receipt.sender.msisdn else { throw Self.unknownUpdateID(receipt.key) }
+        if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw Self.unknownUpdateID(receipt.key) }
+    }
+
+    private static func unknownUpdateID(_ key: DeliveryKey) -> Refusal {
+        Refusal(.notFound, "no message with UpdateID \(key.rawValue) for this device")
     }
 
     /// The OData query as the store's ``InboxQuery``; without `$top`, one page of `maxTop`.

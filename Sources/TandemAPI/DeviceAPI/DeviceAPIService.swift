@@ -90,13 +90,15 @@ public final class DeviceAPIService: Sendable {
         }
         guard let key = AppKey(credentials.kid) else { throw unauthorized(.unknownKey) }
         guard let app = try reading({ try keyring.app(key, now: current) }) else { throw unauthorized(.unknownKey) }
-        var targets = [request.target]
+        // The configured host names, then the Host header; the target as sent, then percent-decoded.
+        let hosts = SigningHosts(configured: configuration.hosts, header: request.headers["host"])
         let decoded = request.decodedTarget
-        if decoded != request.target { targets.append(decoded) }
-        var hosts = configuration.hosts
-        if let host = request.headers["host"], !hosts.contains(host) { hosts.append(host) }
-        guard MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
-                                        targets: targets, hosts: hosts) else { throw unauthorized(.badSignature) }
+        let signed = decoded == request.target
+            ? MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
+                                        targets: CollectionOfOne(request.target), hosts: hosts)
+            : MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
+                                        targets: [request.target, decoded], hosts: hosts)
+        guard signed else { throw unauthorized(.badSignature) }
         let fingerprint = Fingerprint(method: request.method.rawValue, deviceID: request.headers["deviceid"] ?? "",
                                       userAgent: request.headers["user-agent"] ?? "", clientIP: request.remoteAddress ?? "",
                                       body: request.body)
@@ -109,7 +111,8 @@ public final class DeviceAPIService: Sendable {
         guard let platform = UserAgent.platform(agent) else {
             throw Refusal(.badRequest, "the User-Agent must name the platform (iOS, Android or WindowsPhone)")
         }
-        return Caller(app: app, platform: platform, userAgent: String(agent.prefix(512)), clientIP: request.remoteAddress)
+        return Caller(app: app, platform: platform, userAgent: agent.utf8.count <= 512 ? agent : String(agent.prefix(512)),
+                      clientIP: request.remoteAddress)
     }
 
     /// The caller's registration, named by the `DeviceID` header.
@@ -160,6 +163,28 @@ public final class DeviceAPIService: Sendable {
 
     private func unauthorized(_ failure: MACAuthentication.Failure) -> Refusal {
         Refusal(.unauthorized, failure.description)
+    }
+}
+
+/// The host names a signature may cover: the configured ones, then the `Host` header unless configured
+/// (a sequence, so that no array is built per request).
+private struct SigningHosts: Sequence {
+    let configured: [String]
+    let header: String?
+
+    struct Iterator: IteratorProtocol {
+        var configured: IndexingIterator<[String]>
+        var header: String?
+
+        mutating func next() -> String? {
+            if let host = configured.next() { return host }
+            defer { header = nil }
+            return header
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(configured: configured.makeIterator(), header: header.flatMap { configured.contains($0) ? nil : $0 })
     }
 }
 

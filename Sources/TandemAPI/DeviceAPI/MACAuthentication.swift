@@ -42,7 +42,11 @@ public enum MACAuthentication {
     /// the scheme in any casing). Every parameter is required exactly once.
     public static func parse(_ header: String) -> Result<Credentials, Failure> {
         // Byte by byte over the UTF-8 (this runs on every request); names and separators are ASCII.
-        let bytes = Array(header.utf8)
+        var header = header
+        return header.withUTF8 { parse($0) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Credentials, Failure> {
         let isSeparator: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x2C || $0 == 0x09 }
         var index = 0, end = bytes.count
         while index < end, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
@@ -57,12 +61,12 @@ public enum MACAuthentication {
             while index < end, isSeparator(bytes[index]) { index += 1 }
             if index == end { break }
             guard let equals = bytes[index..<end].firstIndex(of: 0x3D) else { return .failure(.malformed("expected name=\"value\"")) }
-            let name = String(decoding: bytes[index..<equals], as: UTF8.self).lowercased()
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<equals]), as: UTF8.self).lowercased()
             index = equals + 1
             guard index < end, bytes[index] == 0x22, let close = bytes[(index + 1)..<end].firstIndex(of: 0x22) else {
                 return .failure(.malformed("the value of \(name) must be quoted"))
             }
-            let value = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+            let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<close]), as: UTF8.self)
             index = close + 1
             switch name {
             case "kid":
@@ -110,28 +114,33 @@ public enum MACAuthentication {
     /// order (put the likeliest first). Each comparison takes constant time; stopping at the first match
     /// reveals only which combination the client signed, nothing about the secret or the expected MAC.
     ///
-    /// The presented `mac` is decoded once and compared with each candidate's raw HMAC; only its canonical
-    /// base64 is accepted (another spelling of the same bytes would slip past the replay guard, which keeps
-    /// the text). Each candidate's signed string is built in one reused buffer.
-    public static func matches(_ credentials: Credentials, secret: String, method: String, targets: [String],
-                               hosts: [String]) -> Bool {
-        guard let decoded = Data(base64Encoded: credentials.mac), decoded.base64EncodedString() == credentials.mac else {
-            return false
-        }
-        let presented = [UInt8](decoded)
+    /// Each candidate's HMAC is base64-encoded (in a stack buffer) and compared with the presented text, so
+    /// only the canonical spelling is accepted (another spelling of the same bytes would slip past the replay
+    /// guard, which keeps the text). Each candidate's signed string is built in one reused buffer.
+    public static func matches(_ credentials: Credentials, secret: String, method: String, targets: some Sequence<String>,
+                               hosts: some Sequence<String>) -> Bool {
         let key = Array(secret.utf8)
         let timestamp = String(credentials.timestamp)
         var signed: [UInt8] = []
-        return withUnsafeTemporaryAllocation(byteCount: Digest.Algorithm.sha1.byteCount, alignment: 1) { expected in
-            for target in targets {
-                for host in hosts {
-                    signed.removeAll(keepingCapacity: true)
-                    appendSignedString(method: method, target: target, host: host, timestamp: timestamp, to: &signed)
-                    _ = Digest.hmac(.sha1, key: key, message: signed, into: expected)
-                    if ConstantTime.equals(UnsafeRawBufferPointer(expected), presented) { return true }
+        var presented = credentials.mac
+        return presented.withUTF8 { presented in
+            // The raw HMAC, then its base64 text.
+            withUnsafeTemporaryAllocation(byteCount: 96, alignment: 1) { scratch in
+                let digest = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<32])
+                let text = UnsafeMutableRawBufferPointer(rebasing: scratch[32...])
+                for target in targets {
+                    for host in hosts {
+                        signed.removeAll(keepingCapacity: true)
+                        appendSignedString(method: method, target: target, host: host, timestamp: timestamp, to: &signed)
+                        let length = Digest.hmac(.sha1, key: key, message: signed, into: digest)
+                        let encoded = Digest.base64(UnsafeRawBufferPointer(rebasing: digest[0..<length]), into: text)
+                        if ConstantTime.equals(UnsafeRawBufferPointer(rebasing: text[0..<encoded]), UnsafeRawBufferPointer(presented)) {
+                            return true
+                        }
+                    }
                 }
+                return false
             }
-            return false
         }
     }
 }

@@ -7,15 +7,50 @@ enum UserAgent {
     /// (Windows Phone browsers also claim Android and iPhone), then `Android`, then `iOS`, `iPhone`,
     /// `iPad`, `iPod`, `iPadOS`. nil when it names none.
     static func platform(_ agent: String) -> Platform? {
-        let words = Self.words(agent)
-        for (index, word) in words.enumerated() {
-            if word == "windowsphone" || (word == "windows" && index + 1 < words.count && words[index + 1] == "phone") {
-                return .windowsPhone
+        // Word by word over the UTF-8, without allocating (this runs on every request): a word longer than
+        // any name looked for is skipped.
+        var previous = Word.other
+        var sawAndroid = false, sawApple = false
+        var length = 0
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Word.longest) { word -> Platform? in
+            // Whether the word just ended settles it as Windows Phone.
+            func ended() -> Bool {
+                let kind = length <= Word.longest ? Word(UnsafeBufferPointer(rebasing: word[0..<length])) : .other
+                length = 0
+                if kind == .windowsPhone || (previous == .windows && kind == .phone) { return true }
+                if kind == .android { sawAndroid = true }
+                if kind == .apple { sawApple = true }
+                previous = kind
+                return false
             }
+            for byte in agent.utf8 {
+                switch byte {
+                case 0x41...0x5A, 0x61...0x7A, 0x30...0x39:
+                    if length < Word.longest { word[length] = byte | 0x20 }  // lower case; digits keep their value
+                    length += 1
+                default:
+                    if length > 0, ended() { return .windowsPhone }
+                }
+            }
+            if length > 0, ended() { return .windowsPhone }
+            return sawAndroid ? .android : sawApple ? .iOS : nil
         }
-        if words.contains("android") { return .android }
-        if words.contains(where: { ["ios", "iphone", "ipad", "ipod", "ipados", "iphoneos"].contains($0) }) { return .iOS }
-        return nil
+    }
+
+    /// The words ``platform(_:)`` looks for (lower-cased ASCII letter-and-digit runs).
+    private enum Word {
+        case windowsPhone, windows, phone, android, apple, other
+
+        static let longest = 12
+        private static let names: [(String.UTF8View, Word)] = [
+            ("windowsphone".utf8, .windowsPhone), ("windows".utf8, .windows), ("phone".utf8, .phone),
+            ("android".utf8, .android), ("ios".utf8, .apple), ("iphone".utf8, .apple), ("ipad".utf8, .apple),
+            ("ipod".utf8, .apple), ("ipados".utf8, .apple), ("iphoneos".utf8, .apple),
+        ]
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            self = Self.names.first { $0.0.elementsEqual(bytes) }?.1 ?? .other
+        }
     }
 
     /// The first locale-looking word (`en_US`, `nl-NL`), for a voice call in the device's language.
@@ -28,25 +63,5 @@ enum UserAgent {
             if lower && upper { return String(piece) }
         }
         return nil
-    }
-
-    /// The agent's ASCII letter-and-digit runs, lower-cased (byte by byte: this runs on every request).
-    private static func words(_ agent: String) -> [String] {
-        var words: [String] = []
-        var word: [UInt8] = []
-        word.reserveCapacity(16)
-        for byte in agent.utf8 {
-            switch byte {
-            case 0x41...0x5A: word.append(byte | 0x20)
-            case 0x61...0x7A, 0x30...0x39: word.append(byte)
-            default:
-                if !word.isEmpty {
-                    words.append(String(decoding: word, as: UTF8.self))
-                    word.removeAll(keepingCapacity: true)
-                }
-            }
-        }
-        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
-        return words
     }
 }
