@@ -43,12 +43,16 @@ struct RequestTarget {
     private static let slash = UInt8(ascii: "/")
     private static let question = UInt8(ascii: "?")
 
-    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`.
+    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`. The pieces are
+    /// counted first, so the array is allocated once (this runs on every request).
     static func split(_ path: Substring) -> [Substring] {
-        var pieces: [Substring] = []
-        var start = path.startIndex
-        var index = path.startIndex
         let utf8 = path.utf8
+        guard !path.isEmpty else { return [] }
+        var start = path.startIndex
+        if utf8[start] == slash { start = utf8.index(after: start) }
+        var pieces: [Substring] = []
+        pieces.reserveCapacity(utf8[start...].reduce(1) { $0 + ($1 == slash ? 1 : 0) })
+        var index = start
         while index < path.endIndex {
             if utf8[index] == slash {
                 pieces.append(path[start..<index])
@@ -57,7 +61,7 @@ struct RequestTarget {
             index = utf8.index(after: index)
         }
         pieces.append(path[start..<path.endIndex])
-        return pieces.first?.isEmpty == true ? Array(pieces.dropFirst()) : pieces
+        return pieces
     }
 
     /// The index just after the first `://`, if any.
