@@ -10,7 +10,7 @@ extension Scheduler {
         case keys(CheckedContinuation<[DeliveryKey], any Error>, range: Range<Int>)
         case outcomes(CheckedContinuation<[EventOutcome], any Error>?, [EventOutcome])
         /// A receipt applied to its delivery in flight; `late`: one of its events came after the delivery became final.
-        case receipt(CheckedContinuation<ReceiptOutcome, any Error>, late: Bool)
+        case receipt(ReceiptCompletion, late: Bool)
     }
 
     /// A batch applied to the deliveries in memory, its commit queued; acted on once that commit succeeded.
@@ -125,21 +125,21 @@ extension Scheduler {
                     outcomes.append(apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
-            case .receipt(let key, let events, let sender, let continuation):
+            case .receipt(let key, let events, let sender, let completion):
                 // Answered at once when nothing of it will be stored.
                 guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
-                    continuation.resume(returning: .notInFlight)
+                    completion(.success(.notInFlight))
                     continue
                 }
                 guard inFlight.entry.content.app == sender.app, inFlight.entry.msisdn == sender.msisdn else {
-                    continuation.resume(returning: .notTheRecipient)
+                    completion(.success(.notTheRecipient))
                     continue
                 }
                 var hasLate = false
                 for event in events {
                     hasLate = apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late) == .loggedAfterFinal || hasLate
                 }
-                replies.append(.receipt(continuation, late: hasLate))
+                replies.append(.receipt(completion, late: hasLate))
             }
         }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
@@ -177,7 +177,7 @@ extension Scheduler {
             switch reply {
             case .keys(let continuation, _): continuation.resume(throwing: error)
             case .outcomes(let continuation, _): continuation?.resume(throwing: error)
-            case .receipt(let continuation, _): continuation.resume(throwing: error)
+            case .receipt(let completion, _): completion(.failure(error))
             }
         }
     }
@@ -223,11 +223,11 @@ extension Scheduler {
                 } else {
                     continuation?.resume(returning: outcomes)
                 }
-            case .receipt(let continuation, let hasLate):
+            case .receipt(let completion, let hasLate):
                 if let lateFailure, hasLate {
-                    continuation.resume(throwing: lateFailure)
+                    completion(.failure(lateFailure))
                 } else {
-                    continuation.resume(returning: .recorded)
+                    completion(.success(.recorded))
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Synchronization
 import TandemCore
 
 /// The single owner of in-flight deliveries and of the timer wheel.
@@ -103,8 +104,11 @@ public actor Scheduler {
     enum Command {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
-        case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, CheckedContinuation<ReceiptOutcome, any Error>)
+        case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, ReceiptCompletion)
     }
+
+    /// Gets a receipt's outcome, on the scheduler's executor: it must not block.
+    public typealias ReceiptCompletion = @Sendable (Result<ReceiptOutcome, any Error>) -> Void
 
     let store: any DeliveryStore
     let dispatcher: Dispatcher
@@ -113,6 +117,9 @@ public actor Scheduler {
     let logger: Logger
     var entries: [DeliveryKey: InFlight] = [:]
     var wheel: TimerWheel
+    /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and whether a
+    /// task to take them in is on its way.
+    let inbox = Mutex<(commands: [Command], taking: Bool)>(([], false))
     /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
     /// Deliveries and events in `queue` (a command with neither counts one).
@@ -179,8 +186,32 @@ public actor Scheduler {
     /// needs no database read for a delivery in flight.
     public func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender) async throws -> ReceiptOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.receipt(key, events, sender, continuation))
+            enqueue(.receipt(key, events, sender, { continuation.resume(with: $0) }))
         }
+    }
+
+    /// ``recordReceipt(_:for:from:)`` for a caller outside any task (an HTTP worker thread): returns at once;
+    /// `completion` gets the outcome. Receipts submitted while the scheduler is busy are taken in by one task,
+    /// together, rather than one task each.
+    public nonisolated func submitReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender,
+                                          completion: @escaping ReceiptCompletion) {
+        let start = inbox.withLock { inbox -> Bool in
+            inbox.commands.append(.receipt(key, events, sender, completion))
+            defer { inbox.taking = true }
+            return !inbox.taking
+        }
+        if start { Task { await self.takeInbox() } }
+    }
+
+    /// Moves the submitted receipts into the pipeline.
+    func takeInbox() {
+        var commands: [Command] = []
+        inbox.withLock { inbox in
+            swap(&commands, &inbox.commands)
+            inbox.taking = false
+        }
+        for command in commands { add(command) }
+        prepareQueued()
     }
 
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
@@ -200,12 +231,17 @@ public actor Scheduler {
     public var pendingTimerCount: Int { wheel.count }
 
     func enqueue(_ command: Command) {
+        add(command)
+        prepareQueued()
+    }
+
+    /// Appends `command` to the waiting queue (``prepareQueued()`` takes it from there).
+    private func add(_ command: Command) {
         queue.append(command)
         switch command {
         case .start(let news, _, _): queuedUnits += max(1, news.count)
         case .events(let events, _): queuedUnits += max(1, events.count)
         case .receipt(_, let events, _, _): queuedUnits += max(1, events.count)
         }
-        prepareQueued()
     }
 }

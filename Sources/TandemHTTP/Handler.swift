@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A route handler.
 ///
 /// - `sync` runs directly on a libmicrohttpd worker thread: no task hop, the
@@ -8,11 +10,40 @@
 ///   `Task`, and resumes the connection when it returns. It costs a task hop
 ///   (measured ≈30–45 % throughput on trivial requests) but frees the worker.
 ///
+/// - `deferred` suspends the connection and runs on the worker thread like
+///   `sync`, but answers through its ``Responder`` — once, from any thread, at
+///   once or later (a callback from another component). No task is created:
+///   for a hot path whose slow part is work already queued elsewhere. The same
+///   rule as `sync` holds for the time it runs on the worker thread.
+///
 /// Handlers cannot throw: map errors to a `Response` yourself. A handler that
-/// traps crashes the process; nothing catches it. An async handler is NOT
-/// cancelled if the client disconnects (the server cannot see disconnects
-/// while the connection is suspended).
+/// traps crashes the process; nothing catches it. An async or deferred handler
+/// is NOT cancelled if the client disconnects (the server cannot see
+/// disconnects while the connection is suspended).
 public enum Handler: Sendable {
     case sync(@Sendable (Request) -> Response)
     case async(@Sendable (Request) async -> Response)
+    case deferred(@Sendable (Request, Responder) -> Void)
+}
+
+/// How a `deferred` handler answers: the first ``respond(_:)`` is the response, later ones are ignored. A
+/// responder released without an answer answers 500 (a handler that lost it must not hang its client).
+public final class Responder: Sendable {
+    private let answer: @Sendable (Response) -> Void
+    private let answered = Atomic(false)
+
+    public init(_ answer: @escaping @Sendable (Response) -> Void) {
+        self.answer = answer
+    }
+
+    public func respond(_ response: Response) {
+        guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        answer(response)
+    }
+
+    deinit {
+        if !answered.load(ordering: .acquiring) {
+            answer(.serverError(.internalServerError, "the request was dropped without an answer"))
+        }
+    }
 }

@@ -95,26 +95,33 @@ extension ServerCore {
             case .sync(let run):
                 return respond(context, connection: connection, run(request), close: false)
             case .async(let run):
-                return startAsync(context, connection: connection, run: run, request: request)
+                guard let slot = suspend(context, connection: connection) else { return true }
+                Task {
+                    slot.complete(await run(request))
+                }
+                return true
+            case .deferred(let run):
+                guard let slot = suspend(context, connection: connection) else { return true }
+                run(request, Responder { slot.complete($0) })
+                return true
             }
         }
     }
 
-    private func startAsync(_ context: RequestContext, connection: MHDConnection,
-                            run: @escaping @Sendable (Request) async -> Response, request: Request) -> Bool {
+    /// Suspends the connection for an answer from elsewhere; nil when shutting down (then it is resumed at
+    /// once and the re-entry answers 503). The slot may be completed, and the connection resumed, from any
+    /// thread as soon as this returns — even before the access handler returns.
+    private func suspend(_ context: RequestContext, connection: MHDConnection) -> AsyncResponseSlot? {
         let slot = AsyncResponseSlot(connection: connection)
         context.slot = slot
         context.phase = .awaitingAsync
         connection.suspend()
         // Register only after suspending: a slot in the registry may be resumed at any moment.
         guard suspended.register(slot) else {
-            slot.abandon() // shutting down: resume at once, the re-entry answers 503
-            return true
+            slot.abandon()
+            return nil
         }
-        Task {
-            slot.complete(await run(request))
-        }
-        return true
+        return slot
     }
 
     /// Call after resume: queue the async handler's response (or 503 if shutdown gave up on it).

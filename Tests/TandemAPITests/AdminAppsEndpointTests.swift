@@ -40,6 +40,7 @@ struct AdminAppsEndpointTests {
         switch handler {
         case .sync(let respond): return respond(request)
         case .async(let respond): return await respond(request)
+        case .deferred(let respond): return await withCheckedContinuation { done in respond(request, Responder { done.resume(returning: $0) }) }
         }
     }
 

@@ -86,6 +86,7 @@ final class DeviceAPIHarness: Sendable {
         switch handler {
         case .sync(let body): response = body(request)
         case .async(let body): response = await body(request)
+        case .deferred(let body): response = await withCheckedContinuation { done in body(request, Responder { done.resume(returning: $0) }) }
         }
         return Reply(status: response.status.rawValue, headers: response.headers, body: response.body)
     }

@@ -185,6 +185,35 @@ struct SchedulerTests {
         #expect(try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: other, from: sender) == .recorded)
     }
 
+    @Test("receipts submitted from outside a task are taken in together and answered through their completions")
+    func submittedReceipts() async throws {
+        let h = Harness()
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        var keys: [DeliveryKey] = []
+        for _ in 0..<5 { keys.append(try await h.start(.critical, content: Self.appContent)) }
+        let outcomes = Mutex<[DeliveryKey: Result<Scheduler.ReceiptOutcome, any Error>]>([:])
+        let unknown = DeliveryKey(keys.last!.rawValue + 1_000)
+        for key in keys + [unknown] {
+            h.scheduler.submitReceipt([.readReported(Self.d1)], for: key, from: sender) { outcome in
+                outcomes.withLock { $0[key] = outcome }
+            }
+        }
+        #expect(await eventually { outcomes.withLock { $0.count } == keys.count + 1 })
+        let answered = outcomes.withLock { $0.mapValues { try? $0.get() } }
+        #expect(keys.allSatisfy { answered[$0] == .recorded })
+        #expect(answered[unknown] == .notInFlight)
+        #expect(keys.allSatisfy { h.store.reports(for: $0) == [.read] })
+
+        let failing = try await h.start(.critical, content: Self.appContent)
+        h.store.state.withLock { $0.failNextCommit = true }
+        let failure = Mutex<(any Error)?>(nil)
+        h.scheduler.submitReceipt([.readReported(Self.d1)], for: failing, from: sender) { outcome in
+            if case .failure(let error) = outcome { failure.withLock { $0 = error } }
+        }
+        #expect(await eventually { failure.withLock { $0 } is InMemoryDeliveryStore.InjectedFailure })
+        #expect(await h.scheduler.delivery(for: failing)?.isFinal == false)
+    }
+
     @Test("two devices: both pushed, the first read wins")
     func twoDevices() async throws {
         let h = Harness()

@@ -35,19 +35,33 @@ extension DeviceAPIService {
     /// The hot path reads nothing from the database: the registration comes from the store's cache and the
     /// scheduler checks a delivery in flight against the caller as it applies the events. Only a receipt for
     /// a delivery not in flight (final, or unknown) reads the delivery.
-    public func receipt(_ request: Request) async -> Response {
-        // The checks run in a synchronous function, so that this task's frame holds only what the scheduler
-        // is asked (a large async frame costs a heap allocation per request).
-        let checked: CheckedReceipt
+    ///
+    /// Answered through `responder`: the checks run on the calling (HTTP worker) thread, then the scheduler
+    /// answers from its pipeline once the receipt is committed — no task per receipt.
+    public func receipt(_ request: Request, responder: Responder) {
+        let receipt: CheckedReceipt
         switch checkReceipt(request) {
-        case .success(let receipt): checked = receipt
-        case .failure(let refusal): return refusal.response
+        case .success(let checked): receipt = checked
+        case .failure(let refusal): return responder.respond(refusal.response)
         }
-        do throws(Refusal) {
-            try await record(checked)
-            return Response.empty(.noContent)
-        } catch {
-            return error.response
+        scheduler.submitReceipt(receipt.events, for: receipt.key, from: receipt.sender) { [self] outcome in
+            switch outcome {
+            case .success(.recorded):
+                responder.respond(Response.empty(.noContent))
+            case .success(.notTheRecipient):
+                responder.respond(Self.unknownUpdateID(receipt.key).response)
+            case .success(.notInFlight):
+                Task { responder.respond(await self.recordNotInFlight(receipt)) }
+            case .failure(let error):
+                responder.respond(storeFailure(error).response)
+            }
+        }
+    }
+
+    /// ``receipt(_:responder:)`` awaited (for callers in a task).
+    public func receipt(_ request: Request) async -> Response {
+        await withCheckedContinuation { continuation in
+            receipt(request, responder: Responder { continuation.resume(returning: $0) })
         }
     }
 
@@ -81,17 +95,15 @@ extension DeviceAPIService {
         }
     }
 
-    /// Hands the receipt to the scheduler; one for a delivery not in flight is checked against the store
-    /// first, and then recorded (logged only, when the delivery is final).
-    private func record(_ receipt: CheckedReceipt) async throws(Refusal) {
-        switch try await writing({ try await scheduler.recordReceipt(receipt.events, for: receipt.key, from: receipt.sender) }) {
-        case .recorded:
-            return
-        case .notTheRecipient:
-            throw Self.unknownUpdateID(receipt.key)
-        case .notInFlight:
+    /// A receipt for a delivery the scheduler does not hold: checked against the store, then recorded
+    /// (logged only, when the delivery is final).
+    private func recordNotInFlight(_ receipt: CheckedReceipt) async -> Response {
+        do throws(Refusal) {
             try checkStoredTarget(of: receipt)
             _ = try await writing { try await scheduler.record(receipt.events.map { (receipt.key, $0) }) }
+            return Response.empty(.noContent)
+        } catch {
+            return error.response
         }
     }
 

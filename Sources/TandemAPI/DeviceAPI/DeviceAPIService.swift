@@ -156,7 +156,7 @@ public final class DeviceAPIService: Sendable {
         }
     }
 
-    private func storeFailure(_ error: any Error) -> Refusal {
+    func storeFailure(_ error: any Error) -> Refusal {
         logger.error("device API store access failed", ["error": .string("\(error)")])
         return Refusal(.internalServerError, "the request could not be completed; try again")
     }
