@@ -52,17 +52,24 @@ extension Scheduler {
         prepared.append(prepare(batch))
         guard !finishing else { return }
         finishing = true
+        inbox.withLock { $0.watched = true }  // the loop takes submitted receipts in until it stops
         Task { await self.finishLoop() }
     }
 
     /// Answers prepared batches in order, each once its commit's outcome is known, preparing the next batch
     /// as soon as there is room for its commit.
     func finishLoop() async {
-        while let batch = prepared.first {
+        // Before stopping, receipts submitted meanwhile are taken in (and the watch ends only if there are none).
+        while !prepared.isEmpty || moveSubmitted(endingWatch: true) {
+            guard let batch = prepared.first else {
+                prepareQueued()
+                continue
+            }
             let outcome = await batch.commit.outcome()
             switch outcome {
             case .success(let keys):
                 prepared.removeFirst()
+                _ = moveSubmitted(endingWatch: false)
                 prepareQueued()
                 await act(on: batch, keys: keys)
             case .failure(let error):

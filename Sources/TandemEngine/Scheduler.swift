@@ -117,9 +117,9 @@ public actor Scheduler {
     let logger: Logger
     var entries: [DeliveryKey: InFlight] = [:]
     var wheel: TimerWheel
-    /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and whether a
-    /// task to take them in is on its way.
-    let inbox = Mutex<(commands: [Command], taking: Bool)>(([], false))
+    /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and whether
+    /// something on the actor will look at them: a task started for them, or the running finish loop.
+    let inbox = Mutex<(commands: [Command], watched: Bool)>(([], false))
     /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
     /// Deliveries and events in `queue` (a command with neither counts one).
@@ -191,29 +191,35 @@ public actor Scheduler {
     }
 
     /// ``recordReceipt(_:for:from:)`` for a caller outside any task (an HTTP worker thread): returns at once;
-    /// `completion` gets the outcome. Receipts submitted while the scheduler is busy are taken in by one task,
-    /// together, rather than one task each.
+    /// `completion` gets the outcome. While the pipeline runs, its loop takes submitted receipts in after each
+    /// commit; only a receipt arriving at an idle scheduler starts a task (each task start may wake a thread).
     public nonisolated func submitReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender,
                                           completion: @escaping ReceiptCompletion) {
         let start = inbox.withLock { inbox -> Bool in
             inbox.commands.append(.receipt(key, events, sender, completion))
-            defer { inbox.taking = true }
-            return !inbox.taking
+            defer { inbox.watched = true }
+            return !inbox.watched
         }
-        if start { Task { await self.takeInbox() } }
+        if start { Task { await self.takeSubmitted() } }
     }
 
-    /// Moves the submitted receipts into the pipeline.
-    func takeInbox() {
+    /// The task ``submitReceipt(_:for:from:completion:)`` starts: moves what was submitted into the pipeline.
+    func takeSubmitted() {
+        while moveSubmitted(endingWatch: !finishing) { prepareQueued() }
+    }
+
+    /// Moves submitted receipts into the queue; false when there were none. `endingWatch`: if there were
+    /// none, the next submission starts a task — decided under the inbox's lock, so none is left unwatched.
+    /// The finish loop keeps watching while it runs, and ends its watch as it stops.
+    func moveSubmitted(endingWatch: Bool) -> Bool {
         var commands: [Command] = []
         inbox.withLock { inbox in
             swap(&commands, &inbox.commands)
-            inbox.taking = false
+            if commands.isEmpty && endingWatch { inbox.watched = false }
         }
         for command in commands { add(command) }
-        prepareQueued()
+        return !commands.isEmpty
     }
-
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {

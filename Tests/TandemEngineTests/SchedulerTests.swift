@@ -214,6 +214,36 @@ struct SchedulerTests {
         #expect(await h.scheduler.delivery(for: failing)?.isFinal == false)
     }
 
+    @Test("receipts submitted from several threads while the pipeline starts and stops are all answered once",
+          arguments: [false, true])
+    func submittedConcurrently(holdingCommits: Bool) async throws {
+        let h = Harness()
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        var keys: [DeliveryKey] = []
+        for _ in 0..<200 { keys.append(try await h.start(.critical, content: Self.appContent)) }
+        // Held commits: the finish loop is running while receipts arrive, and takes them in itself.
+        if holdingCommits { h.store.state.withLock { $0.holding = true } }
+        let answers = Mutex<[DeliveryKey: Int]>([:])
+        let scheduler = h.scheduler
+        for part in 0..<4 {
+            let mine = keys.enumerated().filter { $0.offset % 4 == part }.map(\.element)
+            Thread.detachNewThread {
+                for key in mine {
+                    scheduler.submitReceipt([.readReported(Self.d1)], for: key, from: sender) { outcome in
+                        if case .success(.recorded) = outcome { answers.withLock { $0[key, default: 0] += 1 } }
+                    }
+                }
+            }
+        }
+        if holdingCommits {
+            #expect(await eventually { h.store.heldCount >= 1 })
+            h.store.releaseHeld()
+        }
+        #expect(await eventually { answers.withLock { $0.count } == keys.count })
+        #expect(answers.withLock { $0.values.allSatisfy { $0 == 1 } })
+        #expect(keys.allSatisfy { h.store.reports(for: $0) == [.read] })
+    }
+
     @Test("two devices: both pushed, the first read wins")
     func twoDevices() async throws {
         let h = Harness()
