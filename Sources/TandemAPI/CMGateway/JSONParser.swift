@@ -71,6 +71,7 @@ struct JSONParser {
             index += 1
             return .object(members)
         }
+        members.reserveCapacity(4)  // most objects here are small: one allocation instead of growing 1 → 2 → 4
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
