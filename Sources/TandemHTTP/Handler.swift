@@ -29,16 +29,34 @@ public enum Handler: Sendable {
 /// How a `deferred` handler answers: the first ``respond(_:)`` is the response, later ones are ignored. A
 /// responder released without an answer answers 500 (a handler that lost it must not hang its client).
 public final class Responder: Sendable {
-    private let answer: @Sendable (Response) -> Void
+    /// The server's suspended connection, or a closure (for callers outside the server: tests, adapters).
+    private enum Target {
+        case slot(AsyncResponseSlot)
+        case closure(@Sendable (Response) -> Void)
+    }
+
+    private let target: Target
     private let answered = Atomic(false)
 
     public init(_ answer: @escaping @Sendable (Response) -> Void) {
-        self.answer = answer
+        target = .closure(answer)
+    }
+
+    /// Answers the suspended connection behind `slot` (no closure to allocate per request).
+    init(slot: AsyncResponseSlot) {
+        target = .slot(slot)
     }
 
     public func respond(_ response: Response) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         answer(response)
+    }
+
+    private func answer(_ response: Response) {
+        switch target {
+        case .slot(let slot): slot.complete(response)
+        case .closure(let answer): answer(response)
+        }
     }
 
     deinit {

@@ -107,24 +107,26 @@ enum ListeningSocket {
 
     /// The IP address in `address` as text, or `nil` for other families.
     static func text(of address: UnsafePointer<sockaddr>) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let family = Int32(address.pointee.sa_family)
-        let ok: Bool
-        switch family {
-        case AF_INET:
-            ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                var addr = v4.pointee.sin_addr
-                return inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count)) != nil
+        // Formatted in a stack buffer (this runs for every request).
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer -> String? in
+            guard let base = buffer.baseAddress else { return nil }
+            let size = socklen_t(buffer.count)
+            let formatted: UnsafePointer<CChar>?
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                formatted = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    var addr = v4.pointee.sin_addr
+                    return inet_ntop(AF_INET, &addr, base, size)
+                }
+            case AF_INET6:
+                formatted = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    var addr = v6.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &addr, base, size)
+                }
+            default:
+                formatted = nil
             }
-        case AF_INET6:
-            ok = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                var addr = v6.pointee.sin6_addr
-                return inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count)) != nil
-            }
-        default:
-            ok = false
+            return formatted.map { String(cString: $0) }
         }
-        guard ok else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

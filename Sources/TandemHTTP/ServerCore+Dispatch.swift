@@ -102,7 +102,7 @@ extension ServerCore {
                 return true
             case .deferred(let run):
                 guard let slot = suspend(context, connection: connection) else { return true }
-                run(request, Responder { slot.complete($0) })
+                run(request, Responder(slot: slot))
                 return true
             }
         }

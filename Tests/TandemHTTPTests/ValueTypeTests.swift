@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import TandemHTTP
 
@@ -101,5 +102,28 @@ struct RequestTargetTests {
         let parsed = RequestTarget("/a/\u{301}b?\u{301}q")
         #expect(parsed.segments == ["a", "\u{301}b"])
         #expect(parsed.rawQuery == "\u{301}q")
+    }
+}
+
+@Suite("Socket addresses as text")
+struct SocketAddressTextTests {
+    @Test("IPv4 and IPv6 peers are formatted as inet_ntop does; other families are nil")
+    func formats() {
+        var v4 = sockaddr_in()
+        v4.sin_family = sa_family_t(AF_INET)
+        v4.sin_addr.s_addr = UInt32(0x0100_007F)  // 127.0.0.1 in network order on little-endian hosts
+        let four = withUnsafePointer(to: &v4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ListeningSocket.text(of: $0) } }
+        #expect(four == "127.0.0.1")
+        var v6 = sockaddr_in6()
+        v6.sin6_family = sa_family_t(AF_INET6)
+        withUnsafeMutableBytes(of: &v6.sin6_addr) { bytes in
+            for index in bytes.indices { bytes[index] = 0 }
+            bytes[0] = 0x20; bytes[1] = 0x01; bytes[2] = 0x0d; bytes[3] = 0xb8; bytes[15] = 0x01
+        }
+        let six = withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ListeningSocket.text(of: $0) } }
+        #expect(six == "2001:db8::1")
+        var unix = sockaddr()
+        unix.sa_family = sa_family_t(AF_UNIX)
+        #expect(withUnsafePointer(to: &unix) { ListeningSocket.text(of: $0) } == nil)
     }
 }
