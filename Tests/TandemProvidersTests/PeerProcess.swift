@@ -11,11 +11,14 @@ final class PeerProcess: @unchecked Sendable {
     /// Every port the peer printed (some listen on more than one).
     let ports: [Int]
     private let process: Process
+    /// Signalled by the process's termination handler (set before it runs).
+    private let exited: DispatchSemaphore
 
-    private init(port: Int, ports: [Int], process: Process) {
+    private init(port: Int, ports: [Int], process: Process, exited: DispatchSemaphore) {
         self.port = port
         self.ports = ports
         self.process = process
+        self.exited = exited
     }
 
     /// Starts the Python HTTP/1.1 server, optionally with TLS (ALPN `http/1.1` only).
@@ -68,6 +71,8 @@ final class PeerProcess: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         let output = Pipe()
         process.standardOutput = output
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         let line = await firstLine(from: output.fileHandleForReading)
         let ports = line.hasPrefix("PORT ") ? line.dropFirst(5).split(separator: " ").compactMap { Int($0) } : []
@@ -76,16 +81,14 @@ final class PeerProcess: @unchecked Sendable {
             process.waitUntilExit()
             throw PeerError(message: "peer \(name) failed to start: \(line)")
         }
-        return PeerProcess(port: port, ports: ports, process: process)
+        return PeerProcess(port: port, ports: ports, process: process, exited: exited)
     }
 
     /// SIGTERM, then SIGKILL if the peer is still there after 5 s.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
