@@ -100,10 +100,11 @@ extension Scheduler {
         // Sized up front: a bulk batch holds thousands, and growing these copies every element several times.
         var (startCount, eventCount, units) = (0, 0, 0)
         for command in batch {
+            units += command.units
             switch command {
-            case .start(let news, _, _): startCount += news.count; units += max(1, news.count)
-            case .events(let events, _): eventCount += events.count; units += max(1, events.count)
-            case .receipt(_, let events, _, _): eventCount += events.count; units += max(1, events.count)
+            case .start(let news, _, _): startCount += news.count
+            case .events(let events, _): eventCount += events.count
+            case .receipt(_, let events, _, _): eventCount += events.count
             }
         }
         inserts.reserveCapacity(startCount)
@@ -129,7 +130,7 @@ extension Scheduler {
                 var outcomes: [EventOutcome] = []
                 outcomes.reserveCapacity(events.count)
                 for (key, event) in events {
-                    outcomes.append(apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late))
+                    outcomes.append(apply(event, to: key, entries[key], now: now, changes: &changes, changed: &changed, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             case .receipt(let key, let events, let sender, let completion):
@@ -144,7 +145,8 @@ extension Scheduler {
                 }
                 var hasLate = false
                 for event in events {
-                    hasLate = apply(event, to: key, now: now, changes: &changes, changed: &changed, late: &late) == .loggedAfterFinal || hasLate
+                    hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, late: &late) == .loggedAfterFinal
+                        || hasLate
                 }
                 replies.append(.receipt(completion, late: hasLate))
             }
@@ -154,12 +156,13 @@ extension Scheduler {
                              late: late, replies: replies)
     }
 
-    /// Applies `event` to its delivery in memory, collecting what to store and what to act on once stored.
-    /// An event for a delivery not in the table — or final in a batch whose commit is still in flight, as
-    /// good as gone — is late: only logged.
-    private func apply(_ event: DeliveryEvent, to key: DeliveryKey, now: Timestamp, changes: inout [DeliveryChange],
-                       changed: inout [AppliedEvent], late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
-        guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
+    /// Applies `event` to its delivery in memory (`inFlight`, the table's entry for `key`, looked up by the
+    /// caller), collecting what to store and what to act on once stored. An event for a delivery not in the
+    /// table — or final in a batch whose commit is still in flight, as good as gone — is late: only logged.
+    private func apply(_ event: DeliveryEvent, to key: DeliveryKey, _ inFlight: InFlight?, now: Timestamp,
+                       changes: inout [DeliveryChange], changed: inout [AppliedEvent],
+                       late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
+        guard let inFlight, !inFlight.entry.delivery.isFinal else {
             late.append((key, event))
             return .loggedAfterFinal
         }

@@ -105,6 +105,15 @@ public actor Scheduler {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
         case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, ReceiptCompletion)
+
+        /// Deliveries started plus events carried (one for a command with neither): the measure of batch sizes.
+        var units: Int {
+            switch self {
+            case .start(let news, _, _): max(1, news.count)
+            case .events(let events, _): max(1, events.count)
+            case .receipt(_, let events, _, _): max(1, events.count)
+            }
+        }
     }
 
     /// Gets a receipt's outcome, on the scheduler's executor: it must not block.
@@ -244,10 +253,6 @@ public actor Scheduler {
     /// Appends `command` to the waiting queue (``prepareQueued()`` takes it from there).
     private func add(_ command: Command) {
         queue.append(command)
-        switch command {
-        case .start(let news, _, _): queuedUnits += max(1, news.count)
-        case .events(let events, _): queuedUnits += max(1, events.count)
-        case .receipt(_, let events, _, _): queuedUnits += max(1, events.count)
-        }
+        queuedUnits += command.units
     }
 }

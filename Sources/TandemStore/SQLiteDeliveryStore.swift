@@ -39,11 +39,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// touching the database.
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
                             chain: CommitChain) -> PendingCommit {
+        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return PendingCommit(.success([])) }
         let pending = PendingCommit()
-        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else {
-            pending.complete(.success([]))
-            return pending
-        }
         // Encoded here, on the caller's task; a failure to encode fails the commit in its place in the queue,
         // so the chain's earlier commits are unaffected.
         let rows = Result { () throws(StoreError) in

@@ -36,7 +36,8 @@ extension TandemSchema {
     /// of the list, once per statement execution: every message insert opened, filled and closed a B-tree
     /// for `CHECK (message_type IN ('Default', 'OTP', 'Critical'))` (found by profiling; the writer spends
     /// ~1.9 µs less per single-recipient message without it, alternating A/B runs).
-    /// `message_type = 'Default' OR … = 'OTP' OR … = 'Critical'` allows the same values with three comparisons. (Two-value lists such as `final IN (0, 1)` are compared directly already.)
+    /// `message_type = 'Default' OR … = 'OTP' OR … = 'Critical'` allows the same values with three comparisons.
+    /// (Two-value lists such as `final IN (0, 1)` are compared directly already.)
     ///
     /// The table is rebuilt (the 12-step procedure, foreign keys off and checked before COMMIT), keeping every
     /// column in its order, the row ids (deliveries point at them), the other constraints and the indexes

@@ -58,13 +58,6 @@ extension DeviceAPIService {
         }
     }
 
-    /// ``receipt(_:responder:)`` awaited (for callers in a task).
-    public func receipt(_ request: Request) async -> Response {
-        await withCheckedContinuation { continuation in
-            receipt(request, responder: Responder { continuation.resume(returning: $0) })
-        }
-    }
-
     /// A receipt that passed every check needing no delivery: its events, as the install's, for the scheduler.
     struct CheckedReceipt: Sendable {
         let key: DeliveryKey
