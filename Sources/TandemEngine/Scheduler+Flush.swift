@@ -46,10 +46,13 @@ extension Scheduler {
     func prepareQueued() {
         guard !queue.isEmpty, prepared.count < Self.commitsInFlight else { return }
         if let latest = prepared.last, queuedUnits < latest.units { return }
-        let batch = queue
-        queue.removeAll(keepingCapacity: true)
+        var batch = spareCommands.0
+        spareCommands.0 = []  // so that `queue` owns the spare buffer alone (appending to it copies nothing)
+        swap(&batch, &queue)
         queuedUnits = 0
         prepared.append(prepare(batch))
+        batch.removeAll(keepingCapacity: true)
+        spareCommands.0 = batch
         guard !finishing else { return }
         finishing = true
         inbox.withLock { $0.watched = true }  // the loop takes submitted receipts in until it stops
@@ -109,6 +112,7 @@ extension Scheduler {
         }
         inserts.reserveCapacity(startCount)
         started.reserveCapacity(startCount)
+        replies.reserveCapacity(batch.count)
         changes.reserveCapacity(eventCount)
         changed.reserveCapacity(eventCount)
 

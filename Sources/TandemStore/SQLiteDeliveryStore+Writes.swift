@@ -5,7 +5,7 @@ import TandemCore
 extension SQLiteDeliveryStore {
     static func write(
         requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)],
-        changes: [(DeliveryChange, DeliveryColumns)], on db: Connection
+        changes: [(DeliveryChange, DeliveryColumns)], snapshots: SnapshotTexts, on db: Connection
     ) throws(StoreError) -> [DeliveryKey] {
         var messageRows: [GUID: Int64] = [:]
         for request in requests {
@@ -32,13 +32,13 @@ extension SQLiteDeliveryStore {
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
-                                         at: record.at, on: db)
+                                         snapshot: snapshots[columns.snapshot], at: record.at, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
             try persist(record.effects, of: key, delivery: record.delivery, at: record.at, reports: &reports, on: db)
             keys.append(key)
         }
         for (change, columns) in changes {
-            try updateDelivery(change.key, columns: columns, at: change.at, on: db)
+            try updateDelivery(change.key, columns: columns, snapshot: snapshots[columns.snapshot], at: change.at, on: db)
             appendEventValues(change.event, of: change.key, at: change.at, to: &events)
             try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, reports: &reports, on: db)
             if case .smsSubmitted(let submission) = change.event {
@@ -149,13 +149,13 @@ extension SQLiteDeliveryStore {
     }
 
     private static func insertDelivery(
-        messageRow: Int64, msisdn: MSISDN, columns: DeliveryColumns, at: Timestamp, on db: Connection
+        messageRow: Int64, msisdn: MSISDN, columns: DeliveryColumns, snapshot: String, at: Timestamp, on db: Connection
     ) throws(StoreError) -> DeliveryKey {
         try db.run("""
             INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline,
                                     expires_at, final, snapshot, push_withdrawn, pushed, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(messageRow), .text(msisdn.e164)] + columns.insertBindings
+            """, [.integer(messageRow), .text(msisdn.e164)] + columns.insertBindings(snapshot: snapshot)
                 + [.integer(at.milliseconds), .integer(at.milliseconds)])
         return DeliveryKey(db.lastInsertRowID)
     }
@@ -165,7 +165,7 @@ extension SQLiteDeliveryStore {
     /// would otherwise rewrite on every update (an entry at a random place by number). A key with no row
     /// throws a foreign-key violation (the same error an event for that key would raise).
     private static func updateDelivery(
-        _ key: DeliveryKey, columns: DeliveryColumns, at: Timestamp, on db: Connection
+        _ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp, on db: Connection
     ) throws(StoreError) {
         let sql = """
             UPDATE deliveries
@@ -173,7 +173,7 @@ extension SQLiteDeliveryStore {
                 final = ?, snapshot = ?, push_withdrawn = ?, updated_at = ?
             WHERE id = ?
             """
-        let changed = try db.run(sql, columns.updateBindings + [.integer(at.milliseconds), .integer(key.rawValue)])
+        let changed = try db.run(sql, columns.updateBindings(snapshot: snapshot) + [.integer(at.milliseconds), .integer(key.rawValue)])
         guard changed == 1 else {
             throw .constraint(extendedCode: .constraintForeignKey, message: "no delivery with key \(key)", sql: sql)
         }
@@ -221,10 +221,10 @@ extension AllowedChannels {
 extension DeliveryColumns {
     /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, push_withdrawn,
     /// pushed — in that order.
-    var insertBindings: [SQLValue] { updateBindings + [pushed.sqlValue] }
+    func insertBindings(snapshot: String) -> [SQLValue] { updateBindings(snapshot: snapshot) + [pushed.sqlValue] }
 
-    /// ``insertBindings`` without `pushed` (an update never changes it), in the same order.
-    var updateBindings: [SQLValue] {
+    /// ``insertBindings(snapshot:)`` without `pushed` (an update never changes it), in the same order.
+    func updateBindings(snapshot: String) -> [SQLValue] {
         [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
          expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushWithdrawn.sqlValue]
     }

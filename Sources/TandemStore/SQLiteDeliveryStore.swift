@@ -44,8 +44,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         // Encoded here, on the caller's task; a failure to encode fails the commit in its place in the queue,
         // so the chain's earlier commits are unaffected.
         let rows = Result { () throws(StoreError) in
-            (try inserts.map { (record) throws(StoreError) in (record, try DeliveryColumns(record.delivery, writer: snapshots)) },
-             try changes.map { (change) throws(StoreError) in (change, try DeliveryColumns(change.delivery, writer: snapshots)) })
+            var texts = SnapshotTexts(expected: inserts.count + changes.count)
+            let newRows = try inserts.map { (record) throws(StoreError) in
+                (record, try DeliveryColumns(record.delivery, writer: snapshots, into: &texts))
+            }
+            let changedRows = try changes.map { (change) throws(StoreError) in
+                (change, try DeliveryColumns(change.delivery, writer: snapshots, into: &texts))
+            }
+            return (newRows, changedRows, texts)
         }
         let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
         store.queueWrite({ (db: Connection) throws(StoreError) -> [DeliveryKey] in
@@ -53,8 +59,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
             }
             do throws(StoreError) {
-                let (newRows, changedRows) = try rows.get()
-                return try Self.write(requests: requests, inserts: newRows, changes: changedRows, on: db)
+                let (newRows, changedRows, texts) = try rows.get()
+                return try Self.write(requests: requests, inserts: newRows, changes: changedRows, snapshots: texts, on: db)
             } catch {
                 // Before any later job of this transaction runs.
                 chain.markBroken()

@@ -26,11 +26,19 @@ final class SnapshotWriter: Sendable {
 
     init() {}
 
+    /// A typical snapshot's length, as reserved per delivery (a one-device push: ~830 bytes).
+    static let typicalLength = 1_000
+
+    /// `delivery`'s snapshot on its own.
     func write(_ delivery: Delivery) throws(StoreError) -> String {
-        // Appended in place into one buffer sized for a typical snapshot (~500 bytes): no temporaries from `+`,
-        // no interpolation, no regrowth on the way.
         var out = ""
-        out.reserveCapacity(1_024)
+        out.reserveCapacity(Self.typicalLength)
+        try write(delivery, to: &out)
+        return out
+    }
+
+    /// Appends `delivery`'s snapshot to `out`, in place: no temporaries from `+`, no interpolation.
+    func write(_ delivery: Delivery, to out: inout String) throws(StoreError) {
         out += "{\"devices\":{"
         var first = true
         for (device, progress) in delivery.devices {
@@ -85,7 +93,6 @@ final class SnapshotWriter: Sendable {
             out += String(deadline.milliseconds)
         }
         out += "}}"
-        return out
     }
 
     /// The plan differs per delivery (its targets), so it is written by hand; its policy is cached.
