@@ -91,6 +91,26 @@ struct DeviceAPIAuthenticationTests {
         #expect(otherInstall.status == 200)
     }
 
+    @Test("one install's requests sharing a signature are replays only if their bodies are the same")
+    func replayByBody() async throws {
+        let h = try await DeviceAPIHarness()
+        defer { Task { await h.close() } }
+        let device = try await h.register(h.appA)
+        let signature = h.authorization(h.appA, method: "PUT", target: "/v1.0/messages")
+        // Acks of two messages (bodies of one length) and a read, in the same second: all past the signature
+        // check (404: no such message).
+        let ack = #"{"UpdateID":"12345","Status":"Delivered"}"#
+        let otherAck = #"{"UpdateID":"12346","Status":"Delivered"}"#
+        let read = #"{"UpdateID":"12345","ReadByRecipient":"2026-01-01T00:00:00.000Z"}"#
+        for body in [ack, otherAck, read] {
+            let reply = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: body, authorization: signature)
+            #expect(reply.status == 404, "\(body)")
+        }
+        let replayed = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: read, authorization: signature)
+        #expect(replayed.status == 401)
+        #expect(replayed.message.contains("already used"))
+    }
+
     @Test("User-Agent must name iOS, Android or WindowsPhone", arguments: [
         ("MyApp/1.0 (Android 6.0.1; LGE; Nexus 5X; en_US)", "Android"),
         ("MyApp/2.3 (iPhone; iOS 17.1; Scale/3.00)", "iOS"),

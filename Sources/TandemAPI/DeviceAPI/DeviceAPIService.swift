@@ -196,4 +196,14 @@ private struct Fingerprint: Hashable {
     let userAgent: String
     let clientIP: String
     let body: [UInt8]
+
+    /// The body is hashed as one run of bytes (an array's own hashing feeds the hasher one element at a time).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(deviceID)
+        hasher.combine(userAgent)
+        hasher.combine(clientIP)
+        hasher.combine(body.count)
+        body.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }
