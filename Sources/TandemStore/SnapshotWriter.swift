@@ -56,7 +56,7 @@ final class SnapshotWriter: Sendable {
         }
         out += "}"
         if let plan = delivery.plan { try append(plan, to: &out) }
-        if let policy = delivery.policy {
+        if let policy = delivery.routePolicy {
             out += ",\"policy\":"
             out += try cached(policy)
         }

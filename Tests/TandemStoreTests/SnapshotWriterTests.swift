@@ -44,4 +44,28 @@ struct SnapshotWriterTests {
             #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])
         }
     }
+
+    @Test("the policy is stored once — a push's in its plan, an SMS route's at the top — and older snapshots with both still read")
+    func policyStoredOnce() throws {
+        let writer = SnapshotWriter()
+        let all = try Self.deliveries()
+        for delivery in all {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(try writer.write(delivery).utf8)) as? [String: Any])
+            if let plan = delivery.plan {
+                #expect(object["policy"] == nil)
+                #expect(delivery.policy == plan.policy)
+            } else {
+                #expect((object["policy"] != nil) == (delivery.policy != nil))
+            }
+        }
+        #expect(all.contains { $0.plan == nil && $0.policy != nil })
+        // Before the split, a push's snapshot repeated its plan's policy at the top.
+        let pushed = try #require(all.last { $0.plan != nil })
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(try writer.write(pushed).utf8)) as? [String: Any])
+        object["policy"] = (object["plan"] as? [String: Any])?["policy"]
+        let old = try JSONDecoder().decode(Delivery.self, from: try JSONSerialization.data(withJSONObject: object))
+        #expect(old.policy == pushed.policy)
+        #expect(old.plan == pushed.plan && old.state == pushed.state && old.status == pushed.status && old.devices == pushed.devices)
+        #expect(old.timers == pushed.timers && old.resolution == pushed.resolution)
+    }
 }

@@ -27,7 +27,6 @@ extension Delivery {
         switch decision {
         case .push(let plan):
             self.plan = plan
-            policy = plan.policy
             for target in plan.targets { devices[target.deviceID] = DeviceProgress() }
             state = .pushing
             var actions: [DeliveryAction] = []
@@ -43,7 +42,7 @@ extension Delivery {
             }
             return actions
         case .sms(let route):
-            policy = route.policy
+            routePolicy = route.policy
             var actions: [DeliveryAction] = []
             actions.reserveCapacity(2)
             setStatus(.sent, into: &actions)

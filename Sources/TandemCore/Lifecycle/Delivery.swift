@@ -42,8 +42,8 @@ public struct Delivery: Sendable, Hashable, Codable {
     public internal(set) var rejectReason: RejectReason?
     /// The push, when the router chose one.
     public internal(set) var plan: PushPlan?
-    /// The policy in force (the push plan's, or the SMS route's).
-    public internal(set) var policy: Policy?
+    /// The SMS route's policy, when the router chose SMS (a push plan carries its own: not stored twice).
+    public internal(set) var routePolicy: Policy?
     public internal(set) var devices: [DeviceID: DeviceProgress] = [:]
     /// Armed timers and their deadlines; the scheduler's wheel mirrors this.
     public internal(set) var timers = TimerDeadlines()
@@ -62,6 +62,17 @@ public struct Delivery: Sendable, Hashable, Codable {
     public init(smsValidity: Duration) {
         self.smsValidity = smsValidity
     }
+
+    /// The snapshot's keys. `policy` is the SMS route's (snapshots written before it was split from the plan's
+    /// have the plan's policy there too; it is read back as the route's, and the plan's stays in force).
+    enum CodingKeys: String, CodingKey {
+        case state, status, resolution, rejectReason, plan, devices, timers, smsRequested, smsCause, sms
+        case smsPartsDelivered, pushTerminated, smsValidity
+        case routePolicy = "policy"
+    }
+
+    /// The policy in force: the push plan's, or the SMS route's.
+    public var policy: Policy? { plan?.policy ?? routePolicy }
 
     public var isFinal: Bool { state == .final }
 
