@@ -4,8 +4,8 @@ import TandemCore
 /// job's savepoint; any throw rolls the whole job back (the writer's `ROLLBACK TO`).
 extension SQLiteDeliveryStore {
     static func write(
-        requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)],
-        changes: [(DeliveryChange, DeliveryColumns)], snapshots: SnapshotTexts, on db: Connection
+        requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)], changes: ChangeRows,
+        snapshots: SnapshotTexts, on db: Connection
     ) throws(StoreError) -> [DeliveryKey] {
         var messageRows: [GUID: Int64] = [:]
         for request in requests {
@@ -24,47 +24,48 @@ extension SQLiteDeliveryStore {
         }
         var keys: [DeliveryKey] = []
         keys.reserveCapacity(inserts.count)
-        // The event log and the provider references are appended at the end, many rows per statement.
+        // The event log and the reports are appended at the end, many rows per statement: the new deliveries'
+        // (built here, once their keys are known), then the changed ones' (built by the caller).
         var events: [SQLValue] = []
-        events.reserveCapacity((inserts.count + changes.count) * 4)
-        var references: [SQLValue] = []
+        events.reserveCapacity(inserts.count * eventColumns)
         var reports: [SQLValue] = []
+        var invalidations: [Invalidation] = []
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
                                          snapshot: snapshots[columns.snapshot], at: record.at, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
-            try persist(record.effects, of: key, delivery: record.delivery, at: record.at, reports: &reports, on: db)
+            appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
+            appendInvalidations(record.effects, delivery: record.delivery, at: record.at, to: &invalidations)
             keys.append(key)
         }
-        for (change, columns) in changes {
-            try updateDelivery(change.key, columns: columns, snapshot: snapshots[columns.snapshot], at: change.at, on: db)
-            appendEventValues(change.event, of: change.key, at: change.at, to: &events)
-            try persist(change.effects, of: change.key, delivery: change.delivery, at: change.at, reports: &reports, on: db)
-            if case .smsSubmitted(let submission) = change.event {
-                for reference in submission.references {
-                    references += [.text(submission.provider), .text(reference), .integer(change.key.rawValue),
-                                   .integer(change.at.milliseconds)]
-                }
-            }
+        for update in changes.updates {
+            try updateDelivery(update.key, columns: update.columns, snapshot: snapshots[update.columns.snapshot],
+                               at: update.at, on: db)
         }
-        try insertRows(Self.appendEventsSQL, columns: 4, events, on: db)
+        try insertRows(Self.appendEventsSQL, columns: eventColumns, events, on: db)
+        try insertRows(Self.appendEventsSQL, columns: eventColumns, changes.events, on: db)
+        for invalidation in invalidations + changes.invalidations { try invalidate(invalidation, on: db) }
         // Reports are queued only for accounts with a webhook. The statement opens a temporary B-tree for its
         // ORDER BY each time it runs (~0.7 µs per final delivery), so without any webhook it does not run.
-        if !reports.isEmpty, try db.scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL)",
-                                           as: Bool.self) == true {
+        if !(reports.isEmpty && changes.reports.isEmpty),
+           try db.scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL)", as: Bool.self) == true {
             try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
+            try runChunked(columns: Self.reportColumns, changes.reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
         }
         // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
         // provider hands out again points at the newest delivery.
         try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
-                       references, on: db)
+                       changes.references, on: db)
         return keys
     }
 
     private static let appendEventsSQL = "INSERT INTO delivery_events (delivery_id, at, kind, detail)"
 
-    private static func appendEventValues(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp, to values: inout [SQLValue]) {
+    /// Values per row of ``appendEventsSQL``.
+    static let eventColumns = 4
+
+    static func appendEventValues(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp, to values: inout [SQLValue]) {
         values.append(.integer(key.rawValue))
         values.append(.integer(at.milliseconds))
         values.append(.text(event.logKind))
@@ -74,7 +75,7 @@ extension SQLiteDeliveryStore {
     static func appendEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {
         var values: [SQLValue] = []
         appendEventValues(event, of: key, at: at, to: &values)
-        try insertRows(appendEventsSQL, columns: 4, values, on: db)
+        try insertRows(appendEventsSQL, columns: eventColumns, values, on: db)
     }
 
     /// `insert` (`INSERT … (columns)`) with `values` as rows of `columns` values, in order: 64, 16, 4 or 1 rows
@@ -180,12 +181,20 @@ extension SQLiteDeliveryStore {
     }
 
     /// Values per report row of ``StatusReportPayload/outboxInsertSQL(values:)``.
-    private static let reportColumns = 9
+    static let reportColumns = 9
 
-    /// Adds the reports to `reports` (queued at the end of the job, only for accounts with a webhook) and marks
-    /// invalidated installs.
-    private static func persist(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
-                                reports: inout [SQLValue], on db: Connection) throws(StoreError) {
+    /// A registration to mark `Invalid` — only while the install still has the token the push went to: one that
+    /// sent a new token since (the app's PUT) is not declared dead by an answer about the old one.
+    struct Invalidation: Sendable {
+        let device: DeviceID
+        let token: PushToken
+        let at: Timestamp
+    }
+
+    /// Appends the report rows of `effects` (queued at the end of the job, only for accounts with a webhook),
+    /// numbered in order from the rows already in `reports`.
+    static func appendReportValues(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
+                                   to reports: inout [SQLValue]) {
         for status in effects.reports {
             let cause = delivery.smsCause
             reports += [
@@ -195,15 +204,22 @@ extension SQLiteDeliveryStore {
                 cause?.rawValue.sqlValue ?? .null, delivery.rejectReason?.rawValue.sqlValue ?? .null,
             ]
         }
+    }
+
+    /// Appends the installs `effects` invalidates, each with the token `delivery`'s push went to.
+    static func appendInvalidations(_ effects: PersistedEffects, delivery: Delivery, at: Timestamp,
+                                    to invalidations: inout [Invalidation]) {
         for device in effects.invalidations {
-            // Only while the install still has the token the push went to: one that sent a new token since
-            // (the app's PUT) is not declared dead by an answer about the old one.
             guard let token = delivery.plan?.targets.first(where: { $0.deviceID == device })?.token else { continue }
-            try db.run("""
-                UPDATE registrations SET status = 'Invalid', updated_at = ?
-                WHERE device_id = ? AND push_token = ? AND status <> 'Invalid'
-                """, [.integer(at.milliseconds), .text(device.text), .text(token.text)])
+            invalidations.append(Invalidation(device: device, token: token, at: at))
         }
+    }
+
+    private static func invalidate(_ invalidation: Invalidation, on db: Connection) throws(StoreError) {
+        try db.run("""
+            UPDATE registrations SET status = 'Invalid', updated_at = ?
+            WHERE device_id = ? AND push_token = ? AND status <> 'Invalid'
+            """, [.integer(invalidation.at.milliseconds), .text(invalidation.device.text), .text(invalidation.token.text)])
     }
 }
 

@@ -48,9 +48,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             let newRows = try inserts.map { (record) throws(StoreError) in
                 (record, try DeliveryColumns(record.delivery, writer: snapshots, into: &texts))
             }
-            let changedRows = try changes.map { (change) throws(StoreError) in
-                (change, try DeliveryColumns(change.delivery, writer: snapshots, into: &texts))
-            }
+            let changedRows = try ChangeRows(changes, writer: snapshots, into: &texts)
             return (newRows, changedRows, texts)
         }
         let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
