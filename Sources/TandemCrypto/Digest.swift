@@ -124,6 +124,13 @@ final class HMACTemplates: Sendable {
     private struct Key: Hashable {
         let algorithm: Digest.Algorithm
         let key: [UInt8]
+
+        /// The key hashed as one run of bytes (an array's own hashing feeds the hasher one element at a time).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(algorithm)
+            hasher.combine(key.count)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// Owns one keyed `EVP_MAC_CTX` and the contexts lent from it and given back, ready to be keyed again

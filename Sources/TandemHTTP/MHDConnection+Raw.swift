@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Synchronization
 
 /// A libmicrohttpd connection handle (`struct MHD_Connection *`).
 ///
@@ -41,6 +42,11 @@ struct MHDConnection: @unchecked Sendable {
         return ListeningSocket.text(of: address)
     }
 
+    /// Queues a response made once for any number of connections (see ``SharedEmptyResponses``).
+    func queue(status: Int, shared response: SharedEmptyResponses.Handle) -> Bool {
+        MHD_queue_response(handle, UInt32(clamping: status), response.pointer) == .YES
+    }
+
     /// Builds a response (copying `body`), adds the headers and queues it.
     /// `Content-Length` headers are skipped: libmicrohttpd computes it.
     /// Returns false if libmicrohttpd refused (e.g. not in a state that accepts a response).
@@ -57,5 +63,34 @@ struct MHDConnection: @unchecked Sendable {
             _ = MHD_add_response_header(response, "Connection", "close")
         }
         return MHD_queue_response(handle, UInt32(clamping: status), response) == .YES
+    }
+}
+
+/// Responses without body or headers (a 204), one per status, created on first use and queued for any number of
+/// connections — libmicrohttpd counts a response's references under its own lock and never changes it once
+/// queued — instead of one `MHD_create_response_from_buffer` (allocations and a mutex) per request. Destroyed
+/// with their server (a connection still sending one holds its own reference).
+final class SharedEmptyResponses: Sendable {
+    /// A `struct MHD_Response *`: only passed to libmicrohttpd, which synchronises its uses.
+    struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let responses = Mutex<[Int: Handle]>([:])
+
+    /// The shared response for `status`; nil if libmicrohttpd could not make one.
+    func response(for status: Int) -> Handle? {
+        responses.withLock { responses in
+            if let made = responses[status] { return made }
+            guard let made = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return nil }
+            responses[status] = Handle(pointer: made)
+            return Handle(pointer: made)
+        }
+    }
+
+    deinit {
+        responses.withLock { responses in
+            for response in responses.values { MHD_destroy_response(response.pointer) }
+        }
     }
 }

@@ -141,6 +141,10 @@ extension ServerCore {
         context.status = response.status.rawValue
         context.responseBytes = response.body.count
         let closing = close || draining.load(ordering: .relaxed)
+        if response.body.isEmpty, response.headers.isEmpty, !closing,
+           let shared = emptyResponses.response(for: response.status.rawValue) {
+            return connection.queue(status: response.status.rawValue, shared: shared)
+        }
         return connection.queue(status: response.status.rawValue, headers: response.headers, body: response.body, closeConnection: closing)
     }
 }

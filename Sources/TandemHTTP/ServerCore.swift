@@ -17,6 +17,7 @@ final class ServerCore: Sendable {
     /// Set when shutdown starts: every response from then on carries `Connection: close`.
     let draining = Atomic<Bool>(false)
     let suspended = SuspendedConnections()
+    let emptyResponses = SharedEmptyResponses()
 
     init(configuration: HTTPServer.Configuration, router: HTTPRouter, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
         self.router = router

@@ -25,6 +25,10 @@ struct DeferredHandlerTests {
             Thread.detachNewThread { responder.respond(.text(.accepted, "from a thread")) }
         })
         router.add(.GET, "/dropped", .deferred { _, _ in })
+        router.add(.GET, "/empty", .sync { _ in .empty() })
+        router.add(.PUT, "/empty", .deferred { _, responder in
+            Thread.detachNewThread { responder.respond(.empty()) }
+        })
         router.add(.POST, "/parked", .deferred { request, responder in
             let size = request.body.count
             parking.responders.withLock { $0.append(Responder { _ in responder.respond(.text(.ok, "\(size)")) }) }
@@ -72,6 +76,33 @@ struct DeferredHandlerTests {
         #expect(await eventually { parking.count == clients })
         for responder in parking.take() { responder.respond(.text(.ok, "unused")) }
         #expect(Set(try await bodies.value) == Set((0..<clients).map { "\($0)" }))
+        await server.shutdown(gracePeriod: .seconds(5))
+    }
+
+    /// Bodiless responses without headers share one libmicrohttpd response per status across connections and
+    /// worker threads; responses with a body are built per request as before.
+    @Test("204s answered at once and later, on several connections at once, between answers with bodies")
+    func sharedEmptyResponses() async throws {
+        let (server, port) = try startServer(router: Self.router(Parking())) { $0.threads = 2 }
+        let transcripts = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await onThread { () throws -> [String] in
+                        let client = try RawHTTPClient(port: port)
+                        return try (0..<30).map { index in
+                            try client.send(get(["/empty", "/now", "/empty"][index % 3], method: index % 3 == 2 ? "PUT" : "GET"))
+                            let response = try client.readResponse()
+                            let length = response.header("Content-Length") ?? "none"
+                            return "\(response.status) \(response.bodyText) \(length) \(response.closesConnection)"
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let expected = (0..<30).map { ["204  none false", "200 now 3 false", "204  none false"][$0 % 3] }
+        #expect(transcripts.count == 4)
+        for transcript in transcripts { #expect(transcript == expected) }
         await server.shutdown(gracePeriod: .seconds(5))
     }
 }

@@ -122,6 +122,7 @@ public enum MACAuthentication {
         let key = Array(secret.utf8)
         let timestamp = String(credentials.timestamp)
         var signed: [UInt8] = []
+        signed.reserveCapacity(256)  // one allocation for a typical signed string, instead of growing by doubling
         var presented = credentials.mac
         return presented.withUTF8 { presented in
             // The raw HMAC, then its base64 text.
