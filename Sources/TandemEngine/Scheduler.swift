@@ -131,9 +131,8 @@ public actor Scheduler {
     let inbox = Mutex<(commands: [Command], watched: Bool)>(([], false))
     /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
-    /// Emptied buffers kept for reuse (their capacity), traded for `queue` and the inbox's commands as those are
-    /// taken: a batch taken is not followed by allocating a buffer of its size (tens of kilobytes under load).
-    var spareCommands: ([Command], [Command]) = ([], [])
+    /// Emptied buffers kept for reuse (see ``SpareBuffers``).
+    var spares = SpareBuffers()
     /// Deliveries and events in `queue` (a command with neither counts one).
     var queuedUnits = 0
     /// Batches applied in memory whose commits are queued, oldest first.
@@ -224,16 +223,14 @@ public actor Scheduler {
     /// none, the next submission starts a task — decided under the inbox's lock, so none is left unwatched.
     /// The finish loop keeps watching while it runs, and ends its watch as it stops.
     func moveSubmitted(endingWatch: Bool) -> Bool {
-        var commands = spareCommands.1
-        spareCommands.1 = []
+        var commands = takeSpare(\.inbox)
         inbox.withLock { inbox in
             swap(&commands, &inbox.commands)
             if commands.isEmpty && endingWatch { inbox.watched = false }
         }
         let moved = !commands.isEmpty
         for command in commands { add(command) }
-        commands.removeAll(keepingCapacity: true)
-        spareCommands.1 = commands
+        keepSpare(&commands, \.inbox)
         return moved
     }
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
