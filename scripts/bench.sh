@@ -7,7 +7,8 @@
 #  (3) the timer wheel beside a binary heap (tandem bench timers)
 #  (4)–(5) APNs and SMPP providers against loopback peers (scripts/bench-providers.sh)
 #  (6) resident memory per in-flight delivery (scripts/bench-memory.sh)
-# A section that fails is reported and the next one runs; its figures show as "n/a" in the table.
+# A section that fails is reported and the next one runs; its figures show as "n/a" in the table. Before the first
+# section and after each HTTP section, `settle` removes the finished database and waits for the kernel's writeback.
 set -euo pipefail
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 work="$(mktemp -d)"
@@ -28,6 +29,14 @@ section() {
     record "${name}_error" "$name section failed, exit $rc"
   fi
   return 0
+}
+# settle FILE...: removes a finished section's database files and waits (sync) for the kernel to write back what
+# is still dirty, so that one section's writeback (the bulk section leaves gigabytes) does not run during the next.
+settle() {
+  rm -f "$@"
+  local dirty; dirty=$(awk '/^Dirty:/ {print $2}' /proc/meminfo)
+  sync
+  echo "   (settled: $dirty kB dirty in the page cache written back before the next section)"
 }
 # result KEY: the last value recorded for KEY, or nothing.
 result() { awk -F= -v k="$1" '$1 == k {v = substr($0, length(k) + 2)} END {print v}' "$work/results.env"; }
@@ -63,13 +72,17 @@ JSON
   record healthz_conditions "wrk -t2 -c64 -d10s, access log on (to a file)"
   kill -TERM "$server"; wait "$server" || true
 }
+settle  # the release build's output, written back before the first section
 section healthz healthz
 echo
 healthz_rps=$(result healthz_rps)
+settle "$work"/bench.sqlite*
 section gateway "$scripts/bench-gateway.sh" "$bin" "$work" "${healthz_rps:-0}"
 echo
+settle "$work"/gateway.sqlite*
 section receipts "$scripts/bench-receipts.sh" "$bin" "$work" "${healthz_rps:-0}"
 echo
+settle "$work"/receipts.sqlite*
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 section store "$bin" bench store --directory "$work"
 echo
