@@ -29,29 +29,31 @@ extension Scheduler {
     /// Emptied buffers kept for reuse, with their capacity: the queue and the inbox's commands (traded as they
     /// are taken), a batch's changes (once its commit has its rows), its applied events and replies (once acted
     /// on). Under load each is tens of kilobytes — allocated per batch, they took malloc's slowest paths (~2 µs
-    /// of every receipt on the scheduler). Buffers beyond ``spareLimit`` elements are let go.
+    /// of every receipt on the scheduler). A few of each are kept (a batch is prepared before the one before it
+    /// has given its buffers back); buffers beyond ``spareLimit`` elements are let go.
     struct SpareBuffers {
-        var queue: [Command] = []
-        var inbox: [Command] = []
-        var changes: [DeliveryChange] = []
-        var changed: [AppliedEvent] = []
-        var replies: [Reply] = []
+        var queue: [[Command]] = []
+        var inbox: [[Command]] = []
+        var changes: [[DeliveryChange]] = []
+        var changed: [[AppliedEvent]] = []
+        var replies: [[Reply]] = []
     }
 
     static let spareLimit = 4_096
+    static let sparesKept = commitsInFlight + 1
 
-    /// The spare buffer at `path`, empty, now the caller's alone (appending to it copies nothing).
-    func takeSpare<Element>(_ path: WritableKeyPath<SpareBuffers, [Element]>) -> [Element] {
-        var buffer: [Element] = []
-        swap(&buffer, &spares[keyPath: path])
-        return buffer
+    /// A spare buffer from the pool at `path` (or a new one), empty, now the caller's alone.
+    func takeSpare<Element>(_ path: WritableKeyPath<SpareBuffers, [[Element]]>) -> [Element] {
+        spares[keyPath: path].popLast() ?? []
     }
 
-    /// Empties `buffer` and keeps it (its capacity) as the spare at `path`.
-    func keepSpare<Element>(_ buffer: inout [Element], _ path: WritableKeyPath<SpareBuffers, [Element]>) {
-        guard buffer.capacity <= Self.spareLimit else { return }
+    /// Empties `buffer` and keeps it (its capacity) in the pool at `path`, leaving `buffer` empty.
+    func keepSpare<Element>(_ buffer: inout [Element], _ path: WritableKeyPath<SpareBuffers, [[Element]]>) {
+        guard buffer.capacity <= Self.spareLimit, spares[keyPath: path].count < Self.sparesKept else { return }
         buffer.removeAll(keepingCapacity: true)
-        swap(&buffer, &spares[keyPath: path])
+        var kept: [Element] = []
+        swap(&kept, &buffer)
+        spares[keyPath: path].append(kept)
     }
 
     /// An event that changed an in-flight delivery, with the delivery just before it (restored, newest first,

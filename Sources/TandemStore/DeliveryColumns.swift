@@ -9,7 +9,7 @@ import TandemCore
 /// but dictionaries keyed by non-`String` types (`devices`, `timers`) encode as arrays in hash order.
 /// Compare decoded values, never snapshot text.
 struct DeliveryColumns: Sendable {
-    /// Where the snapshot is in its commit's ``SnapshotTexts``.
+    /// Where the snapshot is in its commit's text (``CommitRows/snapshot(_:)``).
     let snapshot: Range<Int>
     let state: String
     let status: String
@@ -21,8 +21,8 @@ struct DeliveryColumns: Sendable {
     let pushed: Bool
     let pushWithdrawn: Bool
 
-    init(_ delivery: Delivery, writer: SnapshotWriter, into texts: inout SnapshotTexts) throws(StoreError) {
-        snapshot = try texts.append(delivery, writer: writer)
+    init(_ delivery: Delivery, into rows: CommitRows) throws(StoreError) {
+        snapshot = try rows.appendSnapshot(of: delivery)
         state = delivery.state.rawValue
         status = delivery.status.wireName
         channel = delivery.resolution?.channel?.wireName
@@ -49,30 +49,5 @@ struct DeliveryColumns: Sendable {
         case (let only?, nil), (nil, let only?): only.milliseconds
         case (nil, nil): nil
         }
-    }
-}
-
-/// The snapshots of one commit, one after another in one text: one allocation per commit instead of one per
-/// delivery — each of those would be made on the caller's thread and freed on the writer's, which takes
-/// glibc's slowest paths (measured: ~9% of the server's CPU under the receipts benchmark, most of it here).
-/// The writer thread copies each snapshot out as it binds it (allocated and freed on that one thread).
-struct SnapshotTexts: Sendable {
-    private var text = ""
-
-    init(expected count: Int) {
-        text.reserveCapacity(count * SnapshotWriter.typicalLength)
-    }
-
-    /// Appends `delivery`'s snapshot; returns where it is.
-    mutating func append(_ delivery: Delivery, writer: SnapshotWriter) throws(StoreError) -> Range<Int> {
-        let start = text.utf8.count
-        try writer.write(delivery, to: &text)
-        return start..<text.utf8.count
-    }
-
-    /// The snapshot at `range` (as ``append(_:writer:)`` returned it).
-    subscript(range: Range<Int>) -> String {
-        var text = text
-        return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 }

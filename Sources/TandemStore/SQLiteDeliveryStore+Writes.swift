@@ -4,8 +4,8 @@ import TandemCore
 /// job's savepoint; any throw rolls the whole job back (the writer's `ROLLBACK TO`).
 extension SQLiteDeliveryStore {
     static func write(
-        requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)], changes: ChangeRows,
-        snapshots: SnapshotTexts, on db: Connection
+        requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)], rows: CommitRows,
+        on db: Connection
     ) throws(StoreError) -> [DeliveryKey] {
         var messageRows: [GUID: Int64] = [:]
         for request in requests {
@@ -33,30 +33,30 @@ extension SQLiteDeliveryStore {
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
-                                         snapshot: snapshots[columns.snapshot], at: record.at, on: db)
+                                         snapshot: rows.snapshot(columns.snapshot), at: record.at, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
             appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
             appendInvalidations(record.effects, delivery: record.delivery, at: record.at, to: &invalidations)
             keys.append(key)
         }
-        for update in changes.updates {
-            try updateDelivery(update.key, columns: update.columns, snapshot: snapshots[update.columns.snapshot],
+        for update in rows.updates {
+            try updateDelivery(update.key, columns: update.columns, snapshot: rows.snapshot(update.columns.snapshot),
                                at: update.at, on: db)
         }
         try insertRows(Self.appendEventsSQL, columns: eventColumns, events, on: db)
-        try insertRows(Self.appendEventsSQL, columns: eventColumns, changes.events, on: db)
-        for invalidation in invalidations + changes.invalidations { try invalidate(invalidation, on: db) }
+        try insertRows(Self.appendEventsSQL, columns: eventColumns, rows.events, on: db)
+        for invalidation in invalidations + rows.invalidations { try invalidate(invalidation, on: db) }
         // Reports are queued only for accounts with a webhook. The statement opens a temporary B-tree for its
         // ORDER BY each time it runs (~0.7 µs per final delivery), so without any webhook it does not run.
-        if !(reports.isEmpty && changes.reports.isEmpty),
+        if !(reports.isEmpty && rows.reports.isEmpty),
            try db.scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL)", as: Bool.self) == true {
             try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
-            try runChunked(columns: Self.reportColumns, changes.reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
+            try runChunked(columns: Self.reportColumns, rows.reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
         }
         // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
         // provider hands out again points at the newest delivery.
         try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
-                       changes.references, on: db)
+                       rows.references, on: db)
         return keys
     }
 

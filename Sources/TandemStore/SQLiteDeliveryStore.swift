@@ -21,7 +21,7 @@ import TandemCore
 /// writer's FIFO.
 public final class SQLiteDeliveryStore: DeliveryStore {
     public let store: Store
-    private let snapshots = SnapshotWriter()
+    private let rowPool = CommitRows.Pool(writer: SnapshotWriter())
 
     /// Wraps an open store whose schema includes migration 2 (``TandemSchema/migrations``).
     public init(store: Store) {
@@ -43,13 +43,13 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         let pending = PendingCommit()
         // Encoded here, on the caller's task; a failure to encode fails the commit in its place in the queue,
         // so the chain's earlier commits are unaffected.
+        let commitRows = rowPool.take(deliveries: inserts.count + changes.count)
         let rows = Result { () throws(StoreError) in
-            var texts = SnapshotTexts(expected: inserts.count + changes.count)
             let newRows = try inserts.map { (record) throws(StoreError) in
-                (record, try DeliveryColumns(record.delivery, writer: snapshots, into: &texts))
+                (record, try DeliveryColumns(record.delivery, into: commitRows))
             }
-            let changedRows = try ChangeRows(changes, writer: snapshots, into: &texts)
-            return (newRows, changedRows, texts)
+            try commitRows.addChanges(changes)
+            return newRows
         }
         let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
         store.queueWrite({ (db: Connection) throws(StoreError) -> [DeliveryKey] in
@@ -57,14 +57,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
             }
             do throws(StoreError) {
-                let (newRows, changedRows, texts) = try rows.get()
-                return try Self.write(requests: requests, inserts: newRows, changes: changedRows, snapshots: texts, on: db)
+                return try Self.write(requests: requests, inserts: try rows.get(), rows: commitRows, on: db)
             } catch {
                 // Before any later job of this transaction runs.
                 chain.markBroken()
                 throw error
             }
-        }, completion: { [registrations = store.registrations] outcome in
+        }, completion: { [registrations = store.registrations, rowPool] outcome in
+            rowPool.giveBack(commitRows)  // the job is done: its rows were bound (or never will be)
             if case .failure = outcome { chain.markBroken() }
             // Registrations marked Invalid: committed now, so readers may no longer be served the cached ones.
             if !invalidated.isEmpty { registrations.invalidate(invalidated) }

@@ -115,6 +115,38 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 
+    @Test("commits reuse their buffers: each commit stores its own snapshots and rows, whatever the one before held")
+    func reusedCommitBuffers() async throws {
+        try await withTemporaryDirectory { dir in
+            let deliveries = try await openDeliveryStore(dir)
+            var inFlight: [(key: DeliveryKey, delivery: Delivery, device: DeviceID)] = []
+            for round in 0..<8 {
+                // Alternately five two-device pushes (long snapshots) and one one-device push (a short one) ...
+                let devices = round % 2 == 0 ? [try Fixture.device(1), try Fixture.device(2)] : [try Fixture.device(3)]
+                let records = try (0..<(round % 2 == 0 ? 5 : 1)).map { index in
+                    try Fixture.pushed(to: devices, msisdn: Fixture.msisdn(round * 10 + index), content: Fixture.content(round * 10 + index))
+                }
+                // ... and the oldest delivery in flight read (final: it leaves loadInFlight).
+                var changes: [DeliveryChange] = []
+                if !inFlight.isEmpty {
+                    var oldest = inFlight.removeFirst()
+                    changes.append(Fixture.change(&oldest.delivery, key: oldest.key, .readReported(oldest.device),
+                                                  at: Fixture.t0 + .seconds(Int64(round))))
+                }
+                let keys = try await deliveries.commit(inserts: records, changes: changes)
+                inFlight += zip(keys, records).map { ($0, $1.delivery, devices[0]) }
+                let loaded = try await deliveries.loadInFlight()
+                #expect(loaded.map(\.key) == inFlight.map(\.key), "round \(round)")
+                #expect(loaded.map(\.delivery) == inFlight.map(\.delivery), "round \(round): a snapshot differs")
+            }
+            let reads = try rows(deliveries.store, "SELECT count(*) FROM delivery_events WHERE kind = 'readReported'")
+            #expect(reads.first?.values == [.integer(7)])
+            let final = try rows(deliveries.store, "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Read'")
+            #expect(final.first?.values == [.integer(7)])
+            await deliveries.store.close()
+        }
+    }
+
     @Test("a change to final leaves loadInFlight, sets the columns, logs events in order and queues one report")
     func finalChange() async throws {
         try await withTemporaryDirectory { dir in
