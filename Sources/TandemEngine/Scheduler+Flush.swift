@@ -28,9 +28,10 @@ extension Scheduler {
 
     /// Emptied buffers kept for reuse, with their capacity: the queue and the inbox's commands (traded as they
     /// are taken), a batch's changes (once its commit has its rows), its applied events and replies (once acted
-    /// on). Under load each is tens of kilobytes — allocated per batch, they took malloc's slowest paths (~2 µs
-    /// of every receipt on the scheduler). A few of each are kept (a batch is prepared before the one before it
-    /// has given its buffers back); buffers beyond ``spareLimit`` elements are let go.
+    /// on). Under load each is kilobytes to tens of kilobytes — allocated per batch, they took malloc's slowest
+    /// paths (with the store's commit buffers, ~6% of the server's CPU samples under the receipts benchmark). A few
+    /// of each are kept (a batch is prepared before the one before it has given its buffers back); buffers beyond
+    /// ``spareLimit`` elements are let go.
     struct SpareBuffers {
         var queue: [[Command]] = []
         var inbox: [[Command]] = []
@@ -92,7 +93,8 @@ extension Scheduler {
     func finishLoop() async {
         // Before stopping, receipts submitted meanwhile are taken in (and the watch ends only if there are none).
         while !prepared.isEmpty || moveSubmitted(endingWatch: true) {
-            // Only the commit is held across the wait: the batch's buffers stay the table's alone, to be reused.
+            // Only the commit is held across the wait: the batch's buffers stay referenced by `prepared` alone, so
+            // that they come back unshared, to be reused.
             guard let commit = prepared.first?.commit else {
                 prepareQueued()
                 continue
