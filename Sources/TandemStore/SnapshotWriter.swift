@@ -26,7 +26,7 @@ final class SnapshotWriter: Sendable {
 
     init() {}
 
-    /// A typical snapshot's length, as reserved per delivery (a one-device push: ~830 bytes).
+    /// Room reserved per delivery for its snapshot (a one-device push's is ~620 bytes).
     static let typicalLength = 1_000
 
     /// `delivery`'s snapshot on its own.
