@@ -195,9 +195,11 @@ public actor Scheduler {
     /// with this key — if that delivery's message went through `sender`'s app to `sender`'s number — once
     /// committed. The check and the events are one step of the pipeline, so the device API's hottest path
     /// needs no database read for a delivery in flight.
-    public func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender) async throws -> ReceiptOutcome {
+    /// (The same path as ``submitReceipt(_:for:from:completion:)``, awaited.)
+    public nonisolated func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey,
+                                          from sender: ReceiptSender) async throws -> ReceiptOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.receipt(key, events, sender, { continuation.resume(with: $0) }))
+            submitReceipt(events, for: key, from: sender) { continuation.resume(with: $0) }
         }
     }
 
@@ -233,6 +235,7 @@ public actor Scheduler {
         keepSpare(&commands, \.inbox)
         return moved
     }
+
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
