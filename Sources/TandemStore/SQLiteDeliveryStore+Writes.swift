@@ -72,9 +72,11 @@ extension SQLiteDeliveryStore {
         values.append(.text(event.logDetail))
     }
 
-    static func appendEvent(_ event: DeliveryEvent, to key: DeliveryKey, at: Timestamp, on db: Connection) throws(StoreError) {
+    /// Appends each event to its delivery's log, many rows per statement.
+    static func appendEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp, on db: Connection) throws(StoreError) {
         var values: [SQLValue] = []
-        appendEventValues(event, of: key, at: at, to: &values)
+        values.reserveCapacity(events.count * eventColumns)
+        for (key, event) in events { appendEventValues(event, of: key, at: at, to: &values) }
         try insertRows(appendEventsSQL, columns: eventColumns, values, on: db)
     }
 

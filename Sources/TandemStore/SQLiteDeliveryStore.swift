@@ -86,7 +86,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws(StoreError) {
         guard !events.isEmpty else { return }
         try await store.write { (db: Connection) throws(StoreError) in
-            for (key, event) in events { try Self.appendEvent(event, to: key, at: at, on: db) }
+            try Self.appendEvents(events, at: at, on: db)
         }
     }
 
