@@ -74,7 +74,7 @@ extension Delivery {
         let invalidate: [DeliveryAction] = rejection == .tokenDead ? [.invalidateRegistration(device)] : []
         switch state {
         case .pushing:
-            let allRefused = devices.values.allSatisfy { $0.rejection != nil && !$0.acknowledged && !$0.read }
+            let allRefused = devices.allSatisfy { $0.progress.rejection != nil && !$0.progress.acknowledged && !$0.progress.read }
             return invalidate + (allRefused ? pushFailedOutright() : [])
         case .awaitingRoute, .awaitingSMSSubmit, .awaitingSMSReport, .final:
             return invalidate
@@ -153,7 +153,7 @@ extension Delivery {
             return []
         }
         pushTerminated = true
-        let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
+        let live = liveDevices
         var actions: [DeliveryAction] = live.isEmpty ? [] : [.terminatePush(live)]
         finish(.withdrawn, into: &actions)
         return actions
@@ -251,7 +251,7 @@ extension Delivery {
         disarm(.lifetime, into: &actions)
         if terminatingPush {
             pushTerminated = true
-            let live = devices.filter { $0.value.rejection == nil }.keys.sorted { $0.text < $1.text }
+            let live = liveDevices
             if !live.isEmpty { actions.append(.terminatePush(live)) }
         }
         actions.append(.sendSMS)

@@ -44,7 +44,7 @@ public struct Delivery: Sendable, Hashable, Codable {
     public internal(set) var plan: PushPlan?
     /// The SMS route's policy, when the router chose SMS (a push plan carries its own: not stored twice).
     public internal(set) var routePolicy: Policy?
-    public internal(set) var devices: [DeviceID: DeviceProgress] = [:]
+    public internal(set) var devices = DeviceProgressTable()
     /// Armed timers and their deadlines; the scheduler's wheel mirrors this.
     public internal(set) var timers = TimerDeadlines()
     public internal(set) var smsRequested = false
@@ -100,8 +100,10 @@ public struct Delivery: Sendable, Hashable, Codable {
         }
     }
 
-    var anyAcknowledged: Bool { devices.values.contains { $0.acknowledged || $0.read } }
-    var anyRead: Bool { devices.values.contains { $0.read } }
+    var anyAcknowledged: Bool { devices.contains { $0.progress.acknowledged || $0.progress.read } }
+    var anyRead: Bool { devices.contains { $0.progress.read } }
+    /// The devices whose push was not refused, in DeviceID order.
+    var liveDevices: [DeviceID] { devices.filter { $0.progress.rejection == nil }.map(\.device).sorted { $0.text < $1.text } }
 }
 
 /// The answer to "may the sender ask for the SMS now?".
