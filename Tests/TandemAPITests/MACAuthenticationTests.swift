@@ -72,6 +72,47 @@ struct MACAuthenticationTests {
         #expect(!verifies(""))
     }
 
+    @Test("with a cache: what verified is remembered and verifies again; a wrong mac, another secret, target, host, second or method does not")
+    func signatureCache() throws {
+        let cache = SignatureCache()
+        let mac = MACAuthentication.signature(secret: "s3cr3t", method: "PUT", target: "/v1.0/messages",
+                                              host: "hybridmessagingapi.cm.nl", timestamp: 1_379_333_669)
+        func verifies(_ text: String, secret: String = "s3cr3t", method: String = "PUT", target: String = "/v1.0/messages",
+                      host: String = "hybridmessagingapi.cm.nl", timestamp: Int64 = 1_379_333_669) -> Bool {
+            MACAuthentication.matches(MACAuthentication.Credentials(kid: "k", timestamp: timestamp, mac: text), secret: secret,
+                                      method: method, targets: [target], hosts: ["api.example.com", host], cache: cache)
+        }
+        // Refusals are not remembered: forged requests cannot fill the cache.
+        #expect(!verifies("V5HzW8KO87hJUCtiPp0G+yLIve0A"))
+        #expect(cache.count == 0)
+        #expect(verifies(mac))
+        #expect(cache.count == 1)
+        #expect(verifies(mac))  // from the cache
+        #expect(cache.count == 1)
+        // The remembered signature is compared, not just found: a wrong mac for a known combination is refused.
+        var characters = Array(mac)
+        characters[0] = characters[0] == "A" ? "B" : "A"
+        #expect(!verifies(String(characters)))
+        #expect(!verifies(String(mac.dropLast())))
+        #expect(!verifies(mac + "AAAA"))
+        #expect(!verifies(""))
+        // A rotated secret, or any other signed part, finds nothing remembered and computes (and refuses).
+        #expect(!verifies(mac, secret: "rotated"))
+        #expect(!verifies(mac, method: "GET"))
+        #expect(!verifies(mac, target: "/v1.0/deviceregistrations"))
+        #expect(!verifies(mac, host: "other.example.com"))
+        #expect(!verifies(mac, timestamp: 1_379_333_670))
+        #expect(cache.count == 1)
+        // Bounded: a full cache starts over.
+        let small = SignatureCache(capacity: 2)
+        for timestamp in Int64(1)...3 {
+            let signature = MACAuthentication.signature(secret: "s", method: "PUT", target: "/t", host: "h", timestamp: timestamp)
+            #expect(MACAuthentication.matches(MACAuthentication.Credentials(kid: "k", timestamp: timestamp, mac: signature), secret: "s",
+                                              method: "PUT", targets: ["/t"], hosts: ["h"], cache: small))
+        }
+        #expect(small.count == 1)
+    }
+
     @Test("the window is ±300 s by default and a request is accepted once inside it")
     func windowAndReplay() {
         let replay = ReplayGuard(window: .seconds(300))

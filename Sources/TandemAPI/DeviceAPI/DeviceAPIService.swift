@@ -23,6 +23,7 @@ public final class DeviceAPIService: Sendable {
     let logger: Logger
     let keyring: AppKeyring
     let replayGuard: ReplayGuard
+    let signatures = SignatureCache()
     let limits: AbuseLimits
 
     public init(registry: any DeviceRegistry, directory: any SenderDirectory, scheduler: Scheduler, pinSender: any PinSender,
@@ -95,9 +96,9 @@ public final class DeviceAPIService: Sendable {
         let decoded = request.decodedTarget
         let signed = decoded == request.target
             ? MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
-                                        targets: CollectionOfOne(request.target), hosts: hosts)
+                                        targets: CollectionOfOne(request.target), hosts: hosts, cache: signatures)
             : MACAuthentication.matches(credentials, secret: app.secret.text, method: request.method.rawValue,
-                                        targets: [request.target, decoded], hosts: hosts)
+                                        targets: [request.target, decoded], hosts: hosts, cache: signatures)
         guard signed else { throw unauthorized(.badSignature) }
         let fingerprint = Fingerprint(method: request.method.rawValue, deviceID: request.headers["deviceid"] ?? "",
                                       userAgent: request.headers["user-agent"] ?? "", clientIP: request.remoteAddress ?? "",

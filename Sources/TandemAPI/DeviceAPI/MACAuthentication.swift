@@ -117,16 +117,29 @@ public enum MACAuthentication {
     /// Each candidate's HMAC is base64-encoded (in a stack buffer) and compared with the presented text, so
     /// only the canonical spelling is accepted (another spelling of the same bytes would slip past the replay
     /// guard, which keeps the text). Each candidate's signed string is built in one reused buffer.
+    ///
+    /// With a `cache`, a combination that verified before is compared with its remembered signature instead of
+    /// computing the HMAC again (still in constant time); a combination that verifies is remembered.
     public static func matches(_ credentials: Credentials, secret: String, method: String, targets: some Sequence<String>,
-                               hosts: some Sequence<String>) -> Bool {
-        let key = Array(secret.utf8)
-        let timestamp = String(credentials.timestamp)
-        var signed: [UInt8] = []
-        signed.reserveCapacity(256)  // one allocation for a typical signed string, instead of growing by doubling
+                               hosts: some Sequence<String>, cache: SignatureCache? = nil) -> Bool {
         var presented = credentials.mac
         return presented.withUTF8 { presented in
+            let presented = UnsafeRawBufferPointer(presented)
+            if let cache {
+                for target in targets {
+                    for host in hosts {
+                        let key = SignatureCache.Key(secret: secret, method: method, target: target, host: host,
+                                                     timestamp: credentials.timestamp)
+                        if cache.matches(key, presented) { return true }
+                    }
+                }
+            }
+            let key = Array(secret.utf8)
+            let timestamp = String(credentials.timestamp)
+            var signed: [UInt8] = []
+            signed.reserveCapacity(256)  // one allocation for a typical signed string, instead of growing by doubling
             // The raw HMAC, then its base64 text.
-            withUnsafeTemporaryAllocation(byteCount: 96, alignment: 1) { scratch in
+            return withUnsafeTemporaryAllocation(byteCount: 96, alignment: 1) { scratch in
                 let digest = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<32])
                 let text = UnsafeMutableRawBufferPointer(rebasing: scratch[32...])
                 for target in targets {
@@ -135,7 +148,10 @@ public enum MACAuthentication {
                         appendSignedString(method: method, target: target, host: host, timestamp: timestamp, to: &signed)
                         let length = Digest.hmac(.sha1, key: key, message: signed, into: digest)
                         let encoded = Digest.base64(UnsafeRawBufferPointer(rebasing: digest[0..<length]), into: text)
-                        if ConstantTime.equals(UnsafeRawBufferPointer(rebasing: text[0..<encoded]), UnsafeRawBufferPointer(presented)) {
+                        let expected = UnsafeRawBufferPointer(rebasing: text[0..<encoded])
+                        if ConstantTime.equals(expected, presented) {
+                            cache?.remember(SignatureCache.Key(secret: secret, method: method, target: target, host: host,
+                                                               timestamp: credentials.timestamp), signature: expected)
                             return true
                         }
                     }
@@ -144,6 +160,58 @@ public enum MACAuthentication {
             }
         }
     }
+}
+
+/// Signatures that verified recently, by what they sign: every install of an app signs `PUT /v1.0/messages`
+/// in the same second with the same `mac` (the signed string has no per-install part), so a busy app's
+/// receipts share one HMAC per second instead of computing one each.
+///
+/// Only signatures that verified are kept, so a forged request always costs its HMACs and cannot fill the
+/// cache. The key holds the secret: a rotated secret finds nothing under the old one. A presented `mac` is
+/// compared with the remembered one in constant time, as with a computed one. Bounded: at `capacity`
+/// entries it starts over (entries are useful only within their second).
+public final class SignatureCache: Sendable {
+    struct Key: Hashable {
+        let secret: String
+        let method: String
+        let target: String
+        let host: String
+        let timestamp: Int64
+    }
+
+    /// The base64 text of a signature (28 bytes for HMAC-SHA1), inline.
+    private struct Signature {
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+    }
+
+    public let capacity: Int
+    private let entries = Mutex<[Key: Signature]>([:])
+
+    public init(capacity: Int = 4_096) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Whether `presented` is the signature remembered for `key` (false when none is).
+    func matches(_ key: Key, _ presented: UnsafeRawBufferPointer) -> Bool {
+        guard var signature = entries.withLock({ $0[key] }) else { return false }
+        return withUnsafeBytes(of: &signature.bytes) { ConstantTime.equals(UnsafeRawBufferPointer(rebasing: $0[0..<signature.count]), presented) }
+    }
+
+    /// Remembers `signature` (a verified one) for `key`. Longer than 32 bytes: not kept.
+    func remember(_ key: Key, signature text: UnsafeRawBufferPointer) {
+        var signature = Signature()
+        guard text.count <= MemoryLayout.size(ofValue: signature.bytes) else { return }
+        withUnsafeMutableBytes(of: &signature.bytes) { $0.copyMemory(from: text) }
+        signature.count = text.count
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = signature
+        }
+    }
+
+    /// Signatures remembered (for tests).
+    public var count: Int { entries.withLock { $0.count } }
 }
 
 /// Remembers every signature accepted within the timestamp window, so a captured request cannot be
