@@ -197,15 +197,18 @@ extension SQLiteDeliveryStore {
     /// numbered in order from the rows already in `reports`.
     static func appendReportValues(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
                                    to reports: inout [SQLValue]) {
-        for status in effects.reports {
-            let cause = delivery.smsCause
-            reports += [
-                .integer(Int64(reports.count / reportColumns)), .integer(key.rawValue), .text(status.wireName),
-                .integer(at.milliseconds), delivery.resolution?.rawValue.sqlValue ?? .null,
-                delivery.resolution?.channel?.wireName.sqlValue ?? .null, .integer(cause?.isFallback == true ? 1 : 0),
-                cause?.rawValue.sqlValue ?? .null, delivery.rejectReason?.rawValue.sqlValue ?? .null,
-            ]
-        }
+        guard let status = effects.report else { return }
+        let cause = delivery.smsCause
+        // One value at a time: appending an array literal would allocate the literal first.
+        reports.append(.integer(Int64(reports.count / reportColumns)))
+        reports.append(.integer(key.rawValue))
+        reports.append(.text(status.wireName))
+        reports.append(.integer(at.milliseconds))
+        reports.append(delivery.resolution?.rawValue.sqlValue ?? .null)
+        reports.append(delivery.resolution?.channel?.wireName.sqlValue ?? .null)
+        reports.append(.integer(cause?.isFallback == true ? 1 : 0))
+        reports.append(cause?.rawValue.sqlValue ?? .null)
+        reports.append(delivery.rejectReason?.rawValue.sqlValue ?? .null)
     }
 
     /// Appends the installs `effects` invalidates, each with the token `delivery`'s push went to.

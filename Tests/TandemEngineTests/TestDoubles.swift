@@ -82,14 +82,14 @@ final class InMemoryDeliveryStore: DeliveryStore {
                 state.nextKey += 1
                 state.rows[key] = Row(msisdn: record.msisdn, content: record.content, delivery: record.delivery)
                 state.events.append((key, record.event.logKind, record.event.logDetail))
-                state.reports += record.effects.reports.map { (key, $0) }
+                state.reports += (record.effects.report.map { [(key, $0)] } ?? [])
                 state.invalidations += record.effects.invalidations
                 keys.append(key)
             }
             for change in changes {
                 state.rows[change.key]?.delivery = change.delivery
                 state.events.append((change.key, change.event.logKind, change.event.logDetail))
-                state.reports += change.effects.reports.map { (change.key, $0) }
+                state.reports += (change.effects.report.map { [(change.key, $0)] } ?? [])
                 state.invalidations += change.effects.invalidations
             }
             return keys

@@ -17,7 +17,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let rejected = Fixture.routed(.reject(.noAppKey), msisdn: try Fixture.msisdn(2), content: try Fixture.content(2))
             var ghost = kept.delivery
             let change = Fixture.change(&ghost, key: DeliveryKey(9_999), .readReported(try Fixture.device(1)), at: Fixture.t0)
-            #expect(change.effects.reports == [.read])
+            #expect(change.effects.report == .read)
             let error = await #expect(throws: StoreError.self) {
                 try await deliveries.commit(inserts: [rejected], changes: [change])
             }

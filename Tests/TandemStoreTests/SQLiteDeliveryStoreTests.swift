@@ -167,7 +167,7 @@ struct SQLiteDeliveryStoreTests {
 
             let t2 = Fixture.t0 + .seconds(5)
             let read = Fixture.change(&delivery, key: key, .readReported(device), at: t2)
-            #expect(read.effects.reports == [.read])
+            #expect(read.effects.report == .read)
             _ = try await deliveries.commit(inserts: [], changes: [read])
             #expect(try await deliveries.loadInFlight().isEmpty)
 

@@ -129,13 +129,14 @@ public struct DeliveryChange: Sendable {
 
 /// The actions that are database writes, persisted in the same transaction as the snapshot.
 public struct PersistedEffects: Sendable, Hashable {
-    /// Final status reports for the sender's outbox.
-    public var reports: [DeliveryStatus] = []
+    /// The final status report for the sender's outbox, when the transition reached it (a delivery reports one
+    /// final status, once: not an array, which would allocate for every final receipt).
+    public var report: DeliveryStatus?
     /// Registrations whose push token the push service declared dead.
     public var invalidations: [DeviceID] = []
 
-    public init(reports: [DeliveryStatus] = [], invalidations: [DeviceID] = []) {
-        self.reports = reports
+    public init(report: DeliveryStatus? = nil, invalidations: [DeviceID] = []) {
+        self.report = report
         self.invalidations = invalidations
     }
 
@@ -143,7 +144,9 @@ public struct PersistedEffects: Sendable, Hashable {
     public init(actions: [DeliveryAction]) {
         for action in actions {
             switch action {
-            case .report(let status): reports.append(status)
+            case .report(let status):
+                assert(report == nil, "a transition reports at most one final status")
+                report = status
             case .invalidateRegistration(let device): invalidations.append(device)
             case .sendPush, .terminatePush, .sendSMS, .schedule, .cancel, .record: break
             }
