@@ -23,8 +23,8 @@ final class CommitRows: @unchecked Sendable {
         let columns: DeliveryColumns
     }
 
-    /// The snapshots, one after another (each ``DeliveryColumns/snapshot`` is a range of it).
-    private var text = ""
+    /// The snapshots' UTF-8, one after another (each ``DeliveryColumns/snapshot`` is a range of it).
+    private var text: [UInt8] = []
     private let writer: SnapshotWriter
     private(set) var updates: [Update] = []
     /// `delivery_events` rows, in order (``SQLiteDeliveryStore/eventColumns`` values each).
@@ -42,15 +42,14 @@ final class CommitRows: @unchecked Sendable {
 
     /// Appends `delivery`'s snapshot; returns where it is.
     func appendSnapshot(of delivery: Delivery) throws(StoreError) -> Range<Int> {
-        let start = text.utf8.count
+        let start = text.count
         try writer.write(delivery, to: &text)
-        return start..<text.utf8.count
+        return start..<text.count
     }
 
     /// The snapshot at `range` (as ``appendSnapshot(of:)`` returned it).
     func snapshot(_ range: Range<Int>) -> String {
-        var text = text
-        return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        String(decoding: text[range], as: UTF8.self)
     }
 
     /// Adds the rows of `changes`, in order.
@@ -103,7 +102,7 @@ final class CommitRows: @unchecked Sendable {
 
         /// Takes `rows` back once its commit is done (the writer thread no longer reads it).
         func giveBack(_ rows: CommitRows) {
-            guard rows.text.utf8.count <= Self.largest else { return }
+            guard rows.text.count <= Self.largest else { return }
             rows.clear()
             spares.withLock { spares in
                 if spares.count < Self.kept { spares.append(rows) }

@@ -30,10 +30,12 @@ extension SQLiteDeliveryStore {
         events.reserveCapacity(inserts.count * eventColumns)
         var reports: [SQLValue] = []
         var invalidations: [Invalidation] = []
+        var bindings: [SQLValue] = []
+        bindings.reserveCapacity(14)
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
             let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
-                                         snapshot: rows.snapshot(columns.snapshot), at: record.at, on: db)
+                                         snapshot: rows.snapshot(columns.snapshot), at: record.at, bindings: &bindings, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
             appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
             appendInvalidations(record.effects, delivery: record.delivery, at: record.at, to: &invalidations)
@@ -41,7 +43,7 @@ extension SQLiteDeliveryStore {
         }
         for update in rows.updates {
             try updateDelivery(update.key, columns: update.columns, snapshot: rows.snapshot(update.columns.snapshot),
-                               at: update.at, on: db)
+                               at: update.at, bindings: &bindings, on: db)
         }
         try insertRows(Self.appendEventsSQL, columns: eventColumns, events, on: db)
         try insertRows(Self.appendEventsSQL, columns: eventColumns, rows.events, on: db)
@@ -152,14 +154,21 @@ extension SQLiteDeliveryStore {
     }
 
     private static func insertDelivery(
-        messageRow: Int64, msisdn: MSISDN, columns: DeliveryColumns, snapshot: String, at: Timestamp, on db: Connection
+        messageRow: Int64, msisdn: MSISDN, columns: DeliveryColumns, snapshot: String, at: Timestamp,
+        bindings: inout [SQLValue], on db: Connection
     ) throws(StoreError) -> DeliveryKey {
         try db.run("""
             INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline,
                                     expires_at, final, snapshot, push_withdrawn, pushed, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(messageRow), .text(msisdn.e164)] + columns.insertBindings(snapshot: snapshot)
-                + [.integer(at.milliseconds), .integer(at.milliseconds)])
+            """, bindings.refilled { values in
+                values.append(.integer(messageRow))
+                values.append(.text(msisdn.e164))
+                columns.appendUpdateBindings(snapshot: snapshot, to: &values)
+                values.append(columns.pushed.sqlValue)
+                values.append(.integer(at.milliseconds))
+                values.append(.integer(at.milliseconds))
+            })
         return DeliveryKey(db.lastInsertRowID)
     }
 
@@ -168,7 +177,8 @@ extension SQLiteDeliveryStore {
     /// would otherwise rewrite on every update (an entry at a random place by number). A key with no row
     /// throws a foreign-key violation (the same error an event for that key would raise).
     private static func updateDelivery(
-        _ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp, on db: Connection
+        _ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp, bindings: inout [SQLValue],
+        on db: Connection
     ) throws(StoreError) {
         let sql = """
             UPDATE deliveries
@@ -176,7 +186,11 @@ extension SQLiteDeliveryStore {
                 final = ?, snapshot = ?, push_withdrawn = ?, updated_at = ?
             WHERE id = ?
             """
-        let changed = try db.run(sql, columns.updateBindings(snapshot: snapshot) + [.integer(at.milliseconds), .integer(key.rawValue)])
+        let changed = try db.run(sql, bindings.refilled { values in
+            columns.appendUpdateBindings(snapshot: snapshot, to: &values)
+            values.append(.integer(at.milliseconds))
+            values.append(.integer(key.rawValue))
+        })
         guard changed == 1 else {
             throw .constraint(extendedCode: .constraintForeignKey, message: "no delivery with key \(key)", sql: sql)
         }
@@ -240,13 +254,27 @@ extension AllowedChannels {
 }
 
 extension DeliveryColumns {
-    /// state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, push_withdrawn,
-    /// pushed — in that order.
-    func insertBindings(snapshot: String) -> [SQLValue] { updateBindings(snapshot: snapshot) + [pushed.sqlValue] }
+    /// Appends state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, push_withdrawn
+    /// — in that order (an insert adds `pushed`; an update never changes it).
+    func appendUpdateBindings(snapshot: String, to values: inout [SQLValue]) {
+        values.append(.text(state))
+        values.append(.text(status))
+        values.append(channel.sqlValue)
+        values.append(pushDeadline.sqlValue)
+        values.append(readDeadline.sqlValue)
+        values.append(expiresAt.sqlValue)
+        values.append(final.sqlValue)
+        values.append(.text(snapshot))
+        values.append(pushWithdrawn.sqlValue)
+    }
+}
 
-    /// ``insertBindings(snapshot:)`` without `pushed` (an update never changes it), in the same order.
-    func updateBindings(snapshot: String) -> [SQLValue] {
-        [.text(state), .text(status), channel.sqlValue, pushDeadline.sqlValue, readDeadline.sqlValue,
-         expiresAt.sqlValue, final.sqlValue, .text(snapshot), pushWithdrawn.sqlValue]
+extension [SQLValue] {
+    /// Empties the array (keeping its capacity), lets `fill` append, and returns it: one buffer of bindings
+    /// reused for every row of a job instead of an array (and its concatenations) per row.
+    mutating func refilled(_ fill: (inout [SQLValue]) -> Void) -> [SQLValue] {
+        removeAll(keepingCapacity: true)
+        fill(&self)
+        return self
     }
 }
