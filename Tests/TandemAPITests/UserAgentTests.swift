@@ -20,6 +20,8 @@ struct UserAgentTests {
         ("AndroidAndroidAndroid", nil),
         ("iPhone12", nil),
         ("windowsphonewindowsphone iOS", .iOS),
+        ("windowsphone1 Android", .android),  // one letter past a name's 12: another word
+        ("androidx; ipados1", nil),
         ("", nil),
     ] as [(String, Platform?)])
     func platform(agent: String, expected: Platform?) {

@@ -7,49 +7,68 @@ enum UserAgent {
     /// (Windows Phone browsers also claim Android and iPhone), then `Android`, then `iOS`, `iPhone`,
     /// `iPad`, `iPod`, `iPadOS`. nil when it names none.
     static func platform(_ agent: String) -> Platform? {
-        // Word by word over the UTF-8, without allocating (this runs on every request): a word longer than
-        // any name looked for is skipped.
+        // Word by word over the UTF-8, without allocating (this runs on every request): each word's letters
+        // are packed into two integers as they are read, and compared with the names packed the same way.
         var previous = Word.other
         var sawAndroid = false, sawApple = false
-        var length = 0
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Word.longest) { word -> Platform? in
-            // Whether the word just ended settles it as Windows Phone.
-            func ended() -> Bool {
-                let kind = length <= Word.longest ? Word(UnsafeBufferPointer(rebasing: word[0..<length])) : .other
-                length = 0
-                if kind == .windowsPhone || (previous == .windows && kind == .phone) { return true }
-                if kind == .android { sawAndroid = true }
-                if kind == .apple { sawApple = true }
-                previous = kind
-                return false
-            }
-            for byte in agent.utf8 {
-                switch byte {
-                case 0x41...0x5A, 0x61...0x7A, 0x30...0x39:
-                    if length < Word.longest { word[length] = byte | 0x20 }  // lower case; digits keep their value
-                    length += 1
-                default:
-                    if length > 0, ended() { return .windowsPhone }
-                }
-            }
-            if length > 0, ended() { return .windowsPhone }
-            return sawAndroid ? .android : sawApple ? .iOS : nil
+        var letters = Word.Letters()
+        // Whether the word just ended settles it as Windows Phone.
+        func ended() -> Bool {
+            let kind = Word(letters)
+            letters = Word.Letters()
+            if kind == .windowsPhone || (previous == .windows && kind == .phone) { return true }
+            if kind == .android { sawAndroid = true }
+            if kind == .apple { sawApple = true }
+            previous = kind
+            return false
         }
+        for byte in agent.utf8 {
+            switch byte {
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39:
+                letters.append(byte | 0x20)  // lower case; digits keep their value
+            default:
+                if letters.count > 0, ended() { return .windowsPhone }
+            }
+        }
+        if letters.count > 0, ended() { return .windowsPhone }
+        return sawAndroid ? .android : sawApple ? .iOS : nil
     }
 
     /// The words ``platform(_:)`` looks for (lower-cased ASCII letter-and-digit runs).
     private enum Word {
         case windowsPhone, windows, phone, android, apple, other
 
-        static let longest = 12
-        private static let names: [(String.UTF8View, Word)] = [
-            ("windowsphone".utf8, .windowsPhone), ("windows".utf8, .windows), ("phone".utf8, .phone),
-            ("android".utf8, .android), ("ios".utf8, .apple), ("iphone".utf8, .apple), ("ipad".utf8, .apple),
-            ("ipod".utf8, .apple), ("ipados".utf8, .apple), ("iphoneos".utf8, .apple),
+        /// A word's first 16 bytes, little-endian in two integers, and its length.
+        struct Letters: Equatable {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            var count = 0
+
+            init() {}
+
+            init(_ text: StaticString) {
+                text.withUTF8Buffer { for byte in $0 { append(byte) } }
+            }
+
+            mutating func append(_ byte: UInt8) {
+                if count < 8 {
+                    low |= UInt64(byte) << (8 * count)
+                } else if count < 16 {
+                    high |= UInt64(byte) << (8 * (count - 8))
+                }
+                count += 1
+            }
+        }
+
+        private static let names: [(Letters, Word)] = [
+            (Letters("windowsphone"), .windowsPhone), (Letters("windows"), .windows), (Letters("phone"), .phone),
+            (Letters("android"), .android), (Letters("ios"), .apple), (Letters("iphone"), .apple), (Letters("ipad"), .apple),
+            (Letters("ipod"), .apple), (Letters("ipados"), .apple), (Letters("iphoneos"), .apple),
         ]
 
-        init(_ bytes: UnsafeBufferPointer<UInt8>) {
-            self = Self.names.first { $0.0.elementsEqual(bytes) }?.1 ?? .other
+        /// Names are at most 12 letters: a longer word (whose packed form is cut at 16) is none of them.
+        init(_ letters: Letters) {
+            self = letters.count > 12 ? .other : Self.names.first { $0.0 == letters }?.1 ?? .other
         }
     }
 
