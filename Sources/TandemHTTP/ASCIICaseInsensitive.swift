@@ -4,17 +4,15 @@
 enum ASCIICaseInsensitive {
     /// Whether `a` and `b` are equal when ASCII letters are compared case-insensitively.
     static func equals(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8
-        let y = b.utf8
-        guard x.count == y.count else { return false }
-        var i = x.startIndex
-        var j = y.startIndex
-        while i != x.endIndex {
-            if lowered(x[i]) != lowered(y[j]) { return false }
-            x.formIndex(after: &i)
-            y.formIndex(after: &j)
+        guard a.utf8.count == b.utf8.count else { return false }
+        // Over the contiguous UTF-8 (no copy for native strings): header lookups run several times per request.
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for index in x.indices where lowered(x[index]) != lowered(y[index]) { return false }
+                return true
+            }
         }
-        return true
     }
 
     @inline(__always)

@@ -30,6 +30,10 @@ struct ValueTypeTests {
         headers.remove(name: "CONTENT-TYPE")
         #expect(headers["Content-Type"] == nil)
         #expect(headers.map(\.name) == ["X-A"])
+        // Same length, another letter; non-ASCII letters compare exactly (no Unicode case folding).
+        #expect(headers["x-b"] == nil && headers["X-"] == nil && headers["X-AA"] == nil)
+        headers.add(name: "Ä-1", value: "u")
+        #expect(headers["Ä-1"] == "u" && headers["ä-1"] == nil)
     }
 
     @Test("Request derives path and query from the raw target")
