@@ -131,9 +131,12 @@ final class Checkpointer: Sendable {
             let generation = lock.withLock(waitingUntil: { $0.closing || self.isDue($0) }) { $0.closing ? nil : $0.generation }
             guard let generation else { break }
             // Fails busy while the writer copies the remainder itself (see `writerShouldFinishLog`).
+            let started = ContinuousClock.now
             let result = try? db.checkpoint()
+            let took = started.duration(to: .now)
             lock.withLock { state in
                 if result == nil { state.statistics.failedPasses += 1 } else { state.statistics.passes += 1 }
+                state.statistics.longestPass = max(state.statistics.longestPass, took)
                 record(result, generation: generation, in: &state)
             }
         }
@@ -155,6 +158,8 @@ public struct CheckpointStatistics: Sendable, Hashable {
     public var logRestarts = 0
     /// The longest the log has been, in pages.
     public var largestLog = 0
+    /// The longest background pass (its copy and the syncs; it does not hold up the writer).
+    public var longestPass = Duration.zero
 
     public init() {}
 }

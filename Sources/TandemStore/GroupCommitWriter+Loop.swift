@@ -86,6 +86,7 @@ extension GroupCommitWriter {
 
             let failed = failedBodies
             let ran = began ? batch.count : 0
+            let endedAt = clock.now
             lock.withLock { state in
                 if batchError == nil {
                     state.statistics.commits += 1
@@ -96,6 +97,7 @@ extension GroupCommitWriter {
                     state.statistics.abortedJobs += batch.count
                 }
                 state.statistics.largestBatch = max(state.statistics.largestBatch, ran)
+                state.statistics.longestTransaction = max(state.statistics.longestTransaction, beganAt.duration(to: endedAt))
             }
             for request in batch {
                 request.finish(batchError: batchError)
@@ -103,7 +105,10 @@ extension GroupCommitWriter {
             batch.removeAll(keepingCapacity: true)
             // Between transactions, with this batch's callers answered: let the log restart (see `Checkpointer`).
             if let checkpointer, checkpointer.writerShouldFinishLog {
+                let copyStarted = clock.now
                 checkpointer.writerCopied(try? db.checkpoint())
+                let copied = copyStarted.duration(to: clock.now)
+                lock.withLock { $0.statistics.longestCheckpoint = max($0.statistics.longestCheckpoint, copied) }
             }
         }
 

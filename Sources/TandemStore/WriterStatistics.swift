@@ -18,6 +18,12 @@ public struct WriterStatistics: Sendable, Hashable {
     public var largestBatch = 0
     /// Jobs waiting in the queue at snapshot time.
     public var queued = 0
+    /// The longest transaction, from BEGIN until COMMIT returned: how long its callers waited at most for
+    /// the store (their jobs, and the commit itself).
+    public var longestTransaction = Duration.zero
+    /// The longest log remainder the writer copied itself between transactions (see `Checkpointer`): no
+    /// transaction runs meanwhile, so every write waits for it (its copy and the syncs of a checkpoint).
+    public var longestCheckpoint = Duration.zero
 
     public init() {}
 }

@@ -64,6 +64,18 @@ struct ServeCommand {
         for gauge in storeGauges {
             registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store)) }
         }
+        let storeDurations: [(name: String, help: String, read: @Sendable (Store) -> Duration)] = [
+            ("tandem_store_longest_commit_seconds", "The longest write transaction so far, from BEGIN until COMMIT returned.",
+             { $0.writerStatistics.longestTransaction }),
+            ("tandem_store_longest_writer_checkpoint_seconds",
+             "The longest log remainder the writer copied itself between transactions (every write waited for it).",
+             { $0.writerStatistics.longestCheckpoint }),
+            ("tandem_store_longest_checkpoint_seconds", "The longest background checkpoint pass so far.",
+             { $0.checkpointStatistics.longestPass }),
+        ]
+        for gauge in storeDurations {
+            registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store).milliseconds) / 1_000 }
+        }
 
         let webhookClient: HTTPClient
         do {

@@ -40,6 +40,9 @@ struct CheckpointerTests {
             #expect(try Self.count(store) == 6_400)
             #expect(stats.passes > 0)
             #expect(stats.logRestarts >= 5)
+            // Pass durations are measured: the background's, and the writer's own when it copied a remainder.
+            #expect(stats.longestPass > .zero)
+            #expect((store.writerStatistics.longestCheckpoint > .zero) == (stats.writerPasses > 0))
             // The log restarts near 400 pages: from there the writer copies the rest between transactions (at 800
             // whatever the remainder). Commits made while a background pass still runs (the writer's pass is then
             // busy) come on top, as many as a slow machine fits into one pass — no exact bound, but far below

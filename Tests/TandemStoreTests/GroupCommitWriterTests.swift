@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TandemStore
 
@@ -35,6 +36,22 @@ struct GroupCommitWriterTests {
             #expect(stats.committedJobs == 64_000)
             #expect(stats.failedJobs == 0 && stats.failedBatches == 0)
             #expect(stats.commits <= stats.committedJobs)
+            await store.close()
+        }
+    }
+
+    @Test("the longest transaction is measured from BEGIN until COMMIT returned")
+    func longestTransactionMeasured() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/l.sqlite"), migrations: testMigrations)
+            #expect(store.writerStatistics.longestTransaction == .zero)
+            _ = try await store.write { db throws(StoreError) in try insertRow(db, writer: 0, seq: 0) }
+            #expect(store.writerStatistics.longestTransaction > .zero)
+            _ = try await store.write { db throws(StoreError) in
+                Thread.sleep(forTimeInterval: 0.02)  // a slow job holds its transaction open (a wall-clock measure)
+                try insertRow(db, writer: 0, seq: 1)
+            }
+            #expect(store.writerStatistics.longestTransaction >= .milliseconds(20))
             await store.close()
         }
     }
