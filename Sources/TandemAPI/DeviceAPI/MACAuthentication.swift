@@ -232,15 +232,10 @@ public final class ReplayGuard: Sendable {
     private struct State {
         var seen: [Int64: Set<Int>] = [:]
         var oldest: Int64 = .max
-        /// The most signatures one second has held: a new second's set starts with room for that many, so it
-        /// is not rehashed over and over as it fills — under the lock, holding up every other request.
-        var busiestSecond = 0
     }
 
     private let windowSeconds: Int64
     private let state = Mutex(State())
-    /// At most this much room is reserved for a new second up front (8 MiB of entries); beyond, it grows.
-    static let largestReservation = 1 << 20
 
     public init(window: Duration) {
         windowSeconds = max(1, window.components.seconds)
@@ -261,12 +256,7 @@ public final class ReplayGuard: Sendable {
                 state.seen = state.seen.filter { $0.key >= horizon }
                 state.oldest = state.seen.keys.min() ?? .max
             }
-            var second = state.seen.removeValue(forKey: credentials.timestamp)
-                ?? Set(minimumCapacity: min(state.busiestSecond, Self.largestReservation))
-            let inserted = second.insert(entry).inserted
-            state.busiestSecond = max(state.busiestSecond, second.count)
-            state.seen[credentials.timestamp] = second
-            guard inserted else { return .replayed }
+            guard state.seen[credentials.timestamp, default: []].insert(entry).inserted else { return .replayed }
             state.oldest = min(state.oldest, credentials.timestamp)
             return nil
         }
