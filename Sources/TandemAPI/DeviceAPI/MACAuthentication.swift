@@ -195,7 +195,8 @@ public final class SignatureCache: Sendable {
     /// Whether `presented` is the signature remembered for `key` (false when none is).
     func matches(_ key: Key, _ presented: UnsafeRawBufferPointer) -> Bool {
         guard var signature = entries.withLock({ $0[key] }) else { return false }
-        return withUnsafeBytes(of: &signature.bytes) { ConstantTime.equals(UnsafeRawBufferPointer(rebasing: $0[0..<signature.count]), presented) }
+        let count = signature.count
+        return withUnsafeBytes(of: &signature.bytes) { ConstantTime.equals(UnsafeRawBufferPointer(rebasing: $0[0..<count]), presented) }
     }
 
     /// Remembers `signature` (a verified one) for `key`. Longer than 32 bytes: not kept.
