@@ -169,7 +169,8 @@ public enum MACAuthentication {
 /// Only signatures that verified are kept, so a forged request always costs its HMACs and cannot fill the
 /// cache. The key holds the secret: a rotated secret finds nothing under the old one. A presented `mac` is
 /// compared with the remembered one in constant time, as with a computed one. Bounded: at `capacity`
-/// entries it starts over (entries are useful only within their second).
+/// entries it starts over (entries are useful only within their second), and a request-target longer than
+/// `longestTarget` bytes (a long query) is not remembered.
 public final class SignatureCache: Sendable {
     struct Key: Hashable {
         let secret: String
@@ -187,6 +188,7 @@ public final class SignatureCache: Sendable {
 
     public let capacity: Int
     private let entries = Mutex<[Key: Signature]>([:])
+    static let longestTarget = 256
 
     public init(capacity: Int = 4_096) {
         self.capacity = max(1, capacity)
@@ -202,7 +204,7 @@ public final class SignatureCache: Sendable {
     /// Remembers `signature` (a verified one) for `key`. Longer than 32 bytes: not kept.
     func remember(_ key: Key, signature text: UnsafeRawBufferPointer) {
         var signature = Signature()
-        guard text.count <= MemoryLayout.size(ofValue: signature.bytes) else { return }
+        guard text.count <= MemoryLayout.size(ofValue: signature.bytes), key.target.utf8.count <= Self.longestTarget else { return }
         withUnsafeMutableBytes(of: &signature.bytes) { $0.copyMemory(from: text) }
         signature.count = text.count
         entries.withLock { entries in
