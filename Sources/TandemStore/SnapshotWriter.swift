@@ -43,7 +43,7 @@ final class SnapshotWriter: Sendable {
         out.append(literal: "{\"devices\":{")
         var first = true
         for (device, progress) in delivery.devices {
-            if !first { out.append(0x2C) }
+            if !first { out.append(UInt8(ascii: ",")) }
             first = false
             Self.appendString(device.text, to: &out)
             out.append(literal: ":{\"accepted\":")
@@ -53,9 +53,9 @@ final class SnapshotWriter: Sendable {
             out.append(literal: ",\"read\":")
             out.append(literal: Self.text(progress.read))
             if let rejection = progress.rejection { Self.appendField("rejection", rejection.rawValue, to: &out) }
-            out.append(0x7D)
+            out.append(UInt8(ascii: "}"))
         }
-        out.append(0x7D)
+        out.append(UInt8(ascii: "}"))
         if let plan = delivery.plan { try append(plan, to: &out) }
         if let policy = delivery.routePolicy {
             out.append(literal: ",\"policy\":")
@@ -71,7 +71,7 @@ final class SnapshotWriter: Sendable {
             Self.appendString(sms.provider, to: &out)
             out.append(literal: ",\"references\":")
             Self.appendStrings(sms.references, to: &out)
-            out.append(0x7D)
+            out.append(UInt8(ascii: "}"))
         }
         if let delivered = delivery.smsPartsDelivered {
             out.append(literal: ",\"smsPartsDelivered\":")
@@ -86,9 +86,9 @@ final class SnapshotWriter: Sendable {
         out.append(literal: ",\"timers\":{")
         first = true
         for (kind, deadline) in delivery.timers {
-            if !first { out.append(0x2C) }
+            if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out.append(0x22)
+            out.append(UInt8(ascii: "\""))
             out.append(contentsOf: kind.rawValue.utf8)
             out.append(literal: "\":")
             out.append(contentsOf: String(deadline.milliseconds).utf8)
@@ -104,14 +104,14 @@ final class SnapshotWriter: Sendable {
         out.append(literal: Self.text(plan.smsAllowed))
         out.append(literal: ",\"targets\":[")
         for (index, target) in plan.targets.enumerated() {
-            if index > 0 { out.append(0x2C) }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(literal: "{\"deviceID\":\"")
             out.append(contentsOf: target.deviceID.text.utf8)
             out.append(literal: "\",\"platform\":\"")
             out.append(contentsOf: target.platform.rawValue.utf8)
             out.append(literal: "\",\"token\":")
             Self.appendString(target.token.text, to: &out)
-            out.append(0x7D)
+            out.append(UInt8(ascii: "}"))
         }
         out.append(literal: "]}")
     }
@@ -147,7 +147,7 @@ final class SnapshotWriter: Sendable {
         out.append(literal: name)
         out.append(literal: "\":\"")
         out.append(contentsOf: value.utf8)
-        out.append(0x22)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// `text` as a JSON string literal; escaped as ``JSONText`` escapes (the rare text that needs it goes through it).
@@ -155,19 +155,19 @@ final class SnapshotWriter: Sendable {
         if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
             out.append(contentsOf: JSONText.quoted(text).utf8)
         } else {
-            out.append(0x22)
+            out.append(UInt8(ascii: "\""))
             out.append(contentsOf: text.utf8)
-            out.append(0x22)
+            out.append(UInt8(ascii: "\""))
         }
     }
 
     private static func appendStrings(_ strings: [String], to out: inout [UInt8]) {
-        out.append(0x5B)
+        out.append(UInt8(ascii: "["))
         for (index, string) in strings.enumerated() {
-            if index > 0 { out.append(0x2C) }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(string, to: &out)
         }
-        out.append(0x5D)
+        out.append(UInt8(ascii: "]"))
     }
 }
 
