@@ -124,7 +124,7 @@ public actor Scheduler {
     let clock: any SchedulerClock
     let tickMilliseconds: Int64
     let logger: Logger
-    var entries: [DeliveryKey: InFlight] = [:]
+    var entries = KeyedPages<InFlight>()
     var wheel: TimerWheel
     /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and whether
     /// something on the actor will look at them: a task started for them, or the running finish loop.
