@@ -44,23 +44,13 @@ struct ConcurrencyTests {
     @Test("50 connections × 4 keep-alive requests all get their own answer", arguments: ["sync", "async"])
     func keepAliveConnections(kind: String) async throws {
         let (server, port) = try startServer(router: Self.router())
-        let results = try await withThrowingTaskGroup(of: [String].self) { group in
-            for connection in 0..<50 {
-                group.addTask {
-                    try await onThread { () throws -> [String] in
-                        let client = try RawHTTPClient(port: port)
-                        return try (0..<4).map { i in
-                            try client.send(get("/\(kind)/\(connection * 4 + i)"))
-                            let response = try client.readResponse()
-                            return response.closesConnection ? "closed" : response.bodyText
-                        }
-                    }
-                }
+        let results = try await withRawClients(50, port: port) { client, connection in
+            try (0..<4).map { i in
+                try client.send(get("/\(kind)/\(connection * 4 + i)"))
+                let response = try client.readResponse()
+                return response.closesConnection ? "closed" : response.bodyText
             }
-            var all: [String] = []
-            for try await bodies in group { all += bodies }
-            return all
-        }
+        }.flatMap { $0 }
         #expect(results.count == 200)
         #expect(Set(results) == Set((0..<200).map { "\(kind) \($0)" }))
         await server.shutdown(gracePeriod: .seconds(5))

@@ -84,21 +84,13 @@ struct DeferredHandlerTests {
     @Test("204s answered at once and later, on several connections at once, between answers with bodies")
     func sharedEmptyResponses() async throws {
         let (server, port) = try startServer(router: Self.router(Parking())) { $0.threads = 2 }
-        let transcripts = try await withThrowingTaskGroup(of: [String].self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    try await onThread { () throws -> [String] in
-                        let client = try RawHTTPClient(port: port)
-                        return try (0..<30).map { index in
-                            try client.send(get(["/empty", "/now", "/empty"][index % 3], method: index % 3 == 2 ? "PUT" : "GET"))
-                            let response = try client.readResponse()
-                            let length = response.header("Content-Length") ?? "none"
-                            return "\(response.status) \(response.bodyText) \(length) \(response.closesConnection)"
-                        }
-                    }
-                }
+        let transcripts = try await withRawClients(4, port: port) { client, _ in
+            try (0..<30).map { index in
+                try client.send(get(["/empty", "/now", "/empty"][index % 3], method: index % 3 == 2 ? "PUT" : "GET"))
+                let response = try client.readResponse()
+                let length = response.header("Content-Length") ?? "none"
+                return "\(response.status) \(response.bodyText) \(length) \(response.closesConnection)"
             }
-            return try await group.reduce(into: []) { $0.append($1) }
         }
         let expected = (0..<30).map { ["204  none false", "200 now 3 false", "204  none false"][$0 % 3] }
         #expect(transcripts.count == 4)

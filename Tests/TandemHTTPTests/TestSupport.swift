@@ -14,6 +14,18 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
     }
 }
 
+/// Opens `count` raw keep-alive connections to `port` at once, each driven by `body` on a thread of its own
+/// (given the connection's index); returns their results in the order they finished.
+func withRawClients<T: Sendable>(_ count: Int, port: UInt16,
+                                 _ body: @escaping @Sendable (RawHTTPClient, Int) throws -> T) async throws -> [T] {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        for connection in 0..<count {
+            group.addTask { try await onThread { try body(try RawHTTPClient(port: port), connection) } }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
 /// Starts a server on 127.0.0.1, port 0.
 func startServer(
     router: HTTPRouter,
