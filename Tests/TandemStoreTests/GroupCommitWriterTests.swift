@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 import Testing
 @testable import TandemStore
 
@@ -47,11 +47,25 @@ struct GroupCommitWriterTests {
             #expect(store.writerStatistics.longestTransaction == .zero)
             _ = try await store.write { db throws(StoreError) in try insertRow(db, writer: 0, seq: 0) }
             #expect(store.writerStatistics.longestTransaction > .zero)
-            _ = try await store.write { db throws(StoreError) in
-                Thread.sleep(forTimeInterval: 0.02)  // a slow job holds its transaction open (a wall-clock measure)
-                try insertRow(db, writer: 0, seq: 1)
+            // A job that holds its transaction open until another write is queued (a condition, not a pause),
+            // timing itself: the transaction around it lasted at least as long.
+            let held = Mutex(Duration.zero)
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            let holder = Task {
+                try await store.write { db throws(StoreError) in
+                    let began = ContinuousClock.now
+                    startedContinuation.yield()
+                    store.waitUntilQueued(atLeast: 1, closing: false)
+                    try insertRow(db, writer: 0, seq: 1)
+                    held.withLock { $0 = began.duration(to: .now) }
+                }
             }
-            #expect(store.writerStatistics.longestTransaction >= .milliseconds(20))
+            for await _ in started { break }
+            _ = try await store.write { db throws(StoreError) in try insertRow(db, writer: 0, seq: 2) }
+            try await holder.value
+            let job = held.withLock { $0 }
+            #expect(job > .zero)
+            #expect(store.writerStatistics.longestTransaction >= job)
             await store.close()
         }
     }
