@@ -29,17 +29,24 @@ struct KeyedPages<Value: AnyObject> {
             return pages[page]?[slot]
         }
         set {
+            // One lookup of the page per change, which is then changed in place.
             let (page, slot) = Self.place(key)
             if let newValue {
-                if pages[page] == nil { pages[page] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-                if pages[page]![slot] == nil { count += 1 }
-                pages[page]![slot] = newValue
-            } else if pages[page]?[slot] != nil {
-                pages[page]![slot] = nil
+                if Self.swap(newValue, into: slot, of: &pages[page, default: Self.emptyPage]) { count += 1 }
+            } else if let index = pages.index(forKey: page), pages.values[index][slot] != nil {
+                pages.values[index][slot] = nil
                 count -= 1
-                if pages[page]!.allSatisfy({ $0 == nil }) { pages[page] = nil }
+                if pages.values[index].allSatisfy({ $0 == nil }) { pages.remove(at: index) }
             }
         }
+    }
+
+    private static var emptyPage: ContiguousArray<Value?> { ContiguousArray(repeating: nil, count: pageSize) }
+
+    /// Puts `value` in `slot` of `page`; whether the slot was empty.
+    private static func swap(_ value: Value, into slot: Int, of page: inout ContiguousArray<Value?>) -> Bool {
+        defer { page[slot] = value }
+        return page[slot] == nil
     }
 
     /// The page (keys divided by the page size, rounded down) and the slot in it.
