@@ -35,6 +35,8 @@ final class CommitRows: @unchecked Sendable {
     private(set) var references: [SQLValue] = []
     /// Registrations to mark `Invalid`, with the token their push went to.
     private(set) var invalidations: [SQLiteDeliveryStore.Invalidation] = []
+    /// Policies the snapshots spelled out, each once: their `policies` rows are stored by the same job.
+    private(set) var spelledOut: [SnapshotWriter.SpelledOut] = []
 
     private init(writer: SnapshotWriter) {
         self.writer = writer
@@ -43,7 +45,7 @@ final class CommitRows: @unchecked Sendable {
     /// Appends `delivery`'s snapshot; returns where it is.
     func appendSnapshot(of delivery: Delivery) throws(StoreError) -> Range<Int> {
         let start = text.count
-        try writer.write(delivery, to: &text)
+        try writer.write(delivery, to: &text, spelledOut: &spelledOut)
         return start..<text.count
     }
 
@@ -79,6 +81,7 @@ final class CommitRows: @unchecked Sendable {
         reports.removeAll(keepingCapacity: true)
         references.removeAll(keepingCapacity: true)
         invalidations.removeAll(keepingCapacity: true)
+        spelledOut.removeAll(keepingCapacity: true)
     }
 
     /// Emptied ``CommitRows`` kept for the next commits: a few (about as many as commits in flight), none whose

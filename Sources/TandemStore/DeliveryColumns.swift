@@ -34,15 +34,6 @@ struct DeliveryColumns: Sendable {
         pushWithdrawn = delivery.isPushWithdrawn
     }
 
-    /// Decodes a stored snapshot; `key` only names the row in the error.
-    static func decodeSnapshot(_ text: String, key: Int64, decoder: JSONDecoder) throws(StoreError) -> Delivery {
-        do {
-            return try decoder.decode(Delivery.self, from: Data(text.utf8))
-        } catch {
-            throw .decoding(column: "snapshot", message: "delivery #\(key): \(error)")
-        }
-    }
-
     private static func earliest(_ first: Timestamp?, _ second: Timestamp?) -> Int64? {
         switch (first, second) {
         case (let first?, let second?): min(first, second).milliseconds

@@ -3,10 +3,22 @@ import TandemCore
 /// The statements of a ``SQLiteDeliveryStore`` write job. All run on the writer thread inside the
 /// job's savepoint; any throw rolls the whole job back (the writer's `ROLLBACK TO`).
 extension SQLiteDeliveryStore {
+    /// What a job wrote that its caller learns once it has committed.
+    struct Written: Sendable {
+        /// The new deliveries' keys, in the order of the inserts.
+        var keys: [DeliveryKey] = []
+        /// The `policies` rows of the policies its snapshots spelled out.
+        var policies: [(policy: Policy, number: Int64)] = []
+    }
+
     static func write(
         requests: [AcceptedRequest], inserts: [(NewDeliveryRecord, DeliveryColumns)], rows: CommitRows,
         on db: Connection
-    ) throws(StoreError) -> [DeliveryKey] {
+    ) throws(StoreError) -> Written {
+        var written = Written()
+        for spelledOut in rows.spelledOut {
+            written.policies.append((spelledOut.policy, try PolicyCatalog.store(body: spelledOut.body, on: db)))
+        }
         var messageRows: [GUID: Int64] = [:]
         for request in requests {
             for message in request.messages {
@@ -22,8 +34,7 @@ extension SQLiteDeliveryStore {
             }
             for progress in request.spoolProgress { try advanceSpool(progress, on: db) }
         }
-        var keys: [DeliveryKey] = []
-        keys.reserveCapacity(inserts.count)
+        written.keys.reserveCapacity(inserts.count)
         // The event log and the reports are appended at the end, many rows per statement: the new deliveries'
         // (built here, once their keys are known), then the changed ones' (built by the caller).
         var events: [SQLValue] = []
@@ -39,7 +50,7 @@ extension SQLiteDeliveryStore {
             appendEventValues(record.event, of: key, at: record.at, to: &events)
             appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
             appendInvalidations(record.effects, delivery: record.delivery, at: record.at, to: &invalidations)
-            keys.append(key)
+            written.keys.append(key)
         }
         for update in rows.updates {
             try updateDelivery(update.key, columns: update.columns, snapshot: rows.snapshot(update.columns.snapshot),
@@ -59,7 +70,7 @@ extension SQLiteDeliveryStore {
         // provider hands out again points at the newest delivery.
         try insertRows("INSERT OR REPLACE INTO provider_refs (provider, ref, delivery_id, created_at)", columns: 4,
                        rows.references, on: db)
-        return keys
+        return written
     }
 
     private static let appendEventsSQL = "INSERT INTO delivery_events (delivery_id, at, kind, detail)"

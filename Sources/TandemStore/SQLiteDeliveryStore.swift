@@ -21,11 +21,12 @@ import TandemCore
 /// writer's FIFO.
 public final class SQLiteDeliveryStore: DeliveryStore {
     public let store: Store
-    private let rowPool = CommitRows.Pool(writer: SnapshotWriter())
+    private let rowPool: CommitRows.Pool
 
-    /// Wraps an open store whose schema includes migration 2 (``TandemSchema/migrations``).
+    /// Wraps an open store whose schema includes migration 11 (``TandemSchema/migrations``).
     public init(store: Store) {
         self.store = store
+        rowPool = CommitRows.Pool(writer: SnapshotWriter(catalog: store.policies))
     }
 
     /// Stores each request's message records (full `messages` rows) and idempotency key, then inserts the
@@ -52,7 +53,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             return newRows
         }
         let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
-        store.queueWrite({ (db: Connection) throws(StoreError) -> [DeliveryKey] in
+        store.queueWrite({ (db: Connection) throws(StoreError) -> Written in
             guard !chain.isBroken else {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
             }
@@ -63,12 +64,15 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 chain.markBroken()
                 throw error
             }
-        }, completion: { [registrations = store.registrations, rowPool] outcome in
+        }, completion: { [registrations = store.registrations, policies = store.policies, rowPool] outcome in
             rowPool.giveBack(commitRows)  // the job is done: its rows were bound (or never will be)
-            if case .failure = outcome { chain.markBroken() }
+            switch outcome {
+            case .success(let written): policies.learn(written.policies)  // committed: later snapshots may name them
+            case .failure: chain.markBroken()
+            }
             // Registrations marked Invalid: committed now, so readers may no longer be served the cached ones.
             if !invalidated.isEmpty { registrations.invalidate(invalidated) }
-            pending.complete(outcome.mapError { $0 })
+            pending.complete(outcome.map(\.keys).mapError { $0 })
         })
         return pending
     }
@@ -99,25 +103,26 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// - Throws: ``StoreError/decoding(column:message:)`` when a row cannot be turned back into values
     ///   (a snapshot missing — written before migration 2 — or undecodable, a malformed GUID or MSISDN).
     public func loadInFlight() async throws(StoreError) -> [StoredDelivery] {
-        let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
-            try db.query("""
+        try store.read { (db: Connection) throws(StoreError) -> [StoredDelivery] in
+            let rows = try db.query("""
                 SELECT d.id AS delivery_key, d.msisdn, d.snapshot, m.message_id, m.sender, m.body, m.reference,
                        m.dcs, p.app_key
                 FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
                 WHERE d.final = 0
                 ORDER BY d.id
                 """)
+            let decoder = store.policies.decoder()
+            var stored: [StoredDelivery] = []
+            stored.reserveCapacity(rows.count)
+            for row in rows {
+                stored.append(try Self.storedDelivery(from: row, policies: store.policies, decoder: decoder, on: db))
+            }
+            return stored
         }
-        let decoder = JSONDecoder()
-        var stored: [StoredDelivery] = []
-        stored.reserveCapacity(rows.count)
-        for row in rows {
-            stored.append(try Self.storedDelivery(from: row, decoder: decoder))
-        }
-        return stored
     }
 
-    private static func storedDelivery(from row: Row, decoder: JSONDecoder) throws(StoreError) -> StoredDelivery {
+    private static func storedDelivery(from row: Row, policies: PolicyCatalog, decoder: JSONDecoder,
+                                       on db: Connection) throws(StoreError) -> StoredDelivery {
         let key = try row.get("delivery_key", as: Int64.self)
         guard let snapshot = try row.get("snapshot", as: String?.self) else {
             throw .decoding(column: "snapshot", message: "delivery #\(key) has no snapshot (written before migration 2)")
@@ -136,6 +141,6 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                                      app: try row.get("app_key", as: String?.self).flatMap { AppKey($0) },
                                      forceUCS2: try row.get("dcs", as: Int64?.self) == 8)
         return StoredDelivery(key: DeliveryKey(key), msisdn: msisdn, content: content,
-                              delivery: try DeliveryColumns.decodeSnapshot(snapshot, key: key, decoder: decoder))
+                              delivery: try policies.decode(snapshot, key: key, with: decoder, on: db))
     }
 }

@@ -7,8 +7,10 @@ import TandemCore
 /// The parts that rarely vary between deliveries — the policy, the SMS validity — are encoded once with
 /// `JSONEncoder` and reused for the life of the writer (one per store, so across commits; at most
 /// `cacheLimit` of each are kept, the cache starts over beyond that — validities the senders choose vary).
+/// A policy whose `policies` row has committed (its ``PolicyCatalog``) is written as its number; any other is
+/// spelled out and reported, for the commit to store its row (migration 11).
 ///
-/// Guarantee (tested): `JSONDecoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
+/// Guarantee (tested): `catalog.decoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
 /// Not guaranteed: the same text as `JSONEncoder` (key order, spacing), which nothing relies on.
 final class SnapshotWriter: Sendable {
     private struct Cache {
@@ -21,10 +23,19 @@ final class SnapshotWriter: Sendable {
         var durations: [Duration: [UInt8]] = [:]
     }
 
+    /// A policy a snapshot spelled out, with its text (the `policies.body` to store).
+    struct SpelledOut: Sendable {
+        let policy: Policy
+        let body: [UInt8]
+    }
+
     static let cacheLimit = 1_024
     private let cache = Mutex(Cache())
+    let catalog: PolicyCatalog
 
-    init() {}
+    init(catalog: PolicyCatalog = PolicyCatalog()) {
+        self.catalog = catalog
+    }
 
     /// Room reserved per delivery for its snapshot (a one-device push's is ~620 bytes).
     static let typicalLength = 1_000
@@ -33,13 +44,15 @@ final class SnapshotWriter: Sendable {
     func write(_ delivery: Delivery) throws(StoreError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(Self.typicalLength)
-        try write(delivery, to: &out)
+        var spelledOut: [SpelledOut] = []
+        try write(delivery, to: &out, spelledOut: &spelledOut)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends `delivery`'s snapshot to `out` as UTF-8, in place: bytes, not a `String` (whose every append
     /// checks and updates its count and flags — about half this function's time when it appended to one).
-    func write(_ delivery: Delivery, to out: inout [UInt8]) throws(StoreError) {
+    /// A policy without a number in the catalog is spelled out and added to `spelledOut` (once).
+    func write(_ delivery: Delivery, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
         out.append(literal: "{\"devices\":{")
         var first = true
         for (device, progress) in delivery.devices {
@@ -56,10 +69,10 @@ final class SnapshotWriter: Sendable {
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
-        if let plan = delivery.plan { try append(plan, to: &out) }
+        if let plan = delivery.plan { try append(plan, to: &out, spelledOut: &spelledOut) }
         if let policy = delivery.routePolicy {
             out.append(literal: ",\"policy\":")
-            out.append(contentsOf: try cached(policy))
+            try append(policy, to: &out, spelledOut: &spelledOut)
         }
         out.append(literal: ",\"pushTerminated\":")
         out.append(literal: Self.text(delivery.pushTerminated))
@@ -96,10 +109,10 @@ final class SnapshotWriter: Sendable {
         out.append(literal: "}}")
     }
 
-    /// The plan differs per delivery (its targets), so it is written by hand; its policy is cached.
-    private func append(_ plan: PushPlan, to out: inout [UInt8]) throws(StoreError) {
+    /// The plan differs per delivery (its targets), so it is written by hand.
+    private func append(_ plan: PushPlan, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
         out.append(literal: ",\"plan\":{\"policy\":")
-        out.append(contentsOf: try cached(plan.policy))
+        try append(plan.policy, to: &out, spelledOut: &spelledOut)
         out.append(literal: ",\"smsAllowed\":")
         out.append(literal: Self.text(plan.smsAllowed))
         out.append(literal: ",\"targets\":[")
@@ -114,6 +127,19 @@ final class SnapshotWriter: Sendable {
             out.append(UInt8(ascii: "}"))
         }
         out.append(literal: "]}")
+    }
+
+    /// `policy`'s number when its row has committed, else its cached text (then noted in `spelledOut`).
+    private func append(_ policy: Policy, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
+        if let number = catalog.number(of: policy) {
+            out.append(contentsOf: String(number).utf8)
+            return
+        }
+        let body = try cached(policy)
+        out.append(contentsOf: body)
+        if !spelledOut.contains(where: { $0.policy == policy }) {
+            spelledOut.append(SpelledOut(policy: policy, body: body))
+        }
     }
 
     private func cached(_ policy: Policy) throws(StoreError) -> [UInt8] {

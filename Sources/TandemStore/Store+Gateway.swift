@@ -93,14 +93,15 @@ extension Store: SenderDirectory, MessageLedger {
                 WHERE m.account_id = ? AND \(condition)
                 ORDER BY m.id
                 """, [.integer(accountID)] + bindings)
-            let decoder = JSONDecoder()
+            let decoder = policies.decoder()
             return try messages.map { (row) throws(StoreError) -> MessageView in
-                try Self.messageView(row, on: db, decoder: decoder)
+                try Self.messageView(row, on: db, policies: policies, decoder: decoder)
             }
         }
     }
 
-    private static func messageView(_ row: Row, on db: Connection, decoder: JSONDecoder) throws(StoreError) -> MessageView {
+    private static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
+                                    decoder: JSONDecoder) throws(StoreError) -> MessageView {
         let idText = try row.get("message_id", as: String.self)
         guard let id = GUID(idText),
               let type = AppMessageType(wireName: try row.get("message_type", as: String.self)) else {
@@ -123,7 +124,7 @@ extension Store: SenderDirectory, MessageLedger {
                               detail: try event.get("detail", as: String?.self) ?? "")
             }
             recipients.append(RecipientView(key: DeliveryKey(key), msisdn: msisdn,
-                                            delivery: try DeliveryColumns.decodeSnapshot(snapshot, key: key, decoder: decoder),
+                                            delivery: try policies.decode(snapshot, key: key, with: decoder, on: db),
                                             updatedAt: Timestamp(milliseconds: try delivery.get("updated_at", as: Int64.self)),
                                             events: events))
         }

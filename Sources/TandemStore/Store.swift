@@ -20,6 +20,8 @@ public final class Store: Sendable {
     let writer: GroupCommitWriter
     let readers: ReaderPool
     let registrations: RegistrationCache
+    /// The committed `policies` rows, for snapshots that name their policy by number.
+    let policies = PolicyCatalog()
 
     private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool) {
         self.configuration = configuration

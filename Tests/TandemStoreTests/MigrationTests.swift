@@ -51,7 +51,7 @@ struct MigrationTests {
                     .map { row throws(StoreError) in "\(try row.get(0, as: String.self)):\(try row.get(1, as: String.self))" }
             }
             let tables = ["accounts", "apps", "registrations", "messages", "deliveries", "delivery_events", "outbox", "provider_refs",
-                          "idempotency_keys", "message_spools"]
+                          "idempotency_keys", "message_spools", "policies"]
             for table in tables {
                 #expect(objects.contains("table:\(table)"), "missing table \(table)")
             }

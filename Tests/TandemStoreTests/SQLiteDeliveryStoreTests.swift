@@ -181,7 +181,7 @@ struct SQLiteDeliveryStoreTests {
             #expect(try row.get("created_at", as: Int64.self) == Fixture.t0.milliseconds)
             #expect(try row.get("updated_at", as: Int64.self) == t2.milliseconds)
             let snapshot = try row.get("snapshot", as: String.self)
-            #expect(try JSONDecoder().decode(Delivery.self, from: Data(snapshot.utf8)) == delivery)
+            #expect(try deliveries.store.policies.decoder().decode(Delivery.self, from: Data(snapshot.utf8)) == delivery)
 
             let events = try rows(store, "SELECT delivery_id, at, kind, detail FROM delivery_events ORDER BY id").map(\.values)
             #expect(events == [

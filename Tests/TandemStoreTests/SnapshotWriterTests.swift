@@ -45,6 +45,37 @@ struct SnapshotWriterTests {
         }
     }
 
+    @Test("with the policies' rows committed, snapshots name them by number and decode back through the catalog")
+    func numberedPolicies() throws {
+        let catalog = PolicyCatalog()
+        catalog.learn([(Fixture.otp, 12)])
+        let writer = SnapshotWriter(catalog: catalog)
+        let all = try Self.deliveries()
+        var spelledOut: [SnapshotWriter.SpelledOut] = []
+        for delivery in all {
+            var bytes: [UInt8] = []
+            try writer.write(delivery, to: &bytes, spelledOut: &spelledOut)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(try catalog.decoder().decode(Delivery.self, from: Data(text.utf8)) == delivery, "\(text)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let value = (object["plan"] as? [String: Any])?["policy"] ?? object["policy"]
+            switch delivery.policy {
+            case Fixture.otp?: #expect((value as? NSNumber)?.int64Value == 12)
+            case nil: #expect(value == nil)
+            default: #expect(value is [String: Any])
+            }
+        }
+        // The fixtures' other policy (Critical) is spelled out wherever it is used, and reported once.
+        #expect(all.contains { $0.policy == Fixture.critical } && all.contains { $0.policy == Fixture.otp })
+        #expect(spelledOut.map(\.policy) == [Fixture.critical])
+        #expect(try JSONDecoder().decode(Policy.self, from: Data(try #require(spelledOut.first).body)) == Fixture.critical)
+        // A number means nothing without the catalog.
+        let numbered = try #require(all.first { $0.policy == Fixture.otp })
+        #expect(throws: UnknownPolicyNumber.self) {
+            try JSONDecoder().decode(Delivery.self, from: Data(try writer.write(numbered).utf8))
+        }
+    }
+
     @Test("the policy is stored once — a push's in its plan, an SMS route's at the top — and older snapshots with both still read")
     func policyStoredOnce() throws {
         let writer = SnapshotWriter()

@@ -8,7 +8,13 @@ extension Policy: Decodable {
     /// The longest span a policy may name: FCM's maximum TTL, 28 days.
     public static let longestSpan: Duration = .seconds(28 * 86_400)
 
+    /// A policy spelled out (as in `Policies/*.json`), or a number the decoder's ``CodingUserInfoKey/policyResolver``
+    /// resolves (as the store writes snapshots: ``PolicyResolving``).
     public init(from decoder: any Decoder) throws {
+        if let referenced = try Self.referenced(by: decoder) {
+            self = referenced
+            return
+        }
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         messageType = try c.decodeChoice(AppMessageType.self, forKey: .appMessageType, parse: AppMessageType.init(wireName:))
