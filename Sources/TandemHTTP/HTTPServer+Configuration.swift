@@ -13,9 +13,9 @@ extension HTTPServer {
         /// `max(maxBodyBytes, 64 KiB)` bytes.
         public var maxBodyBytes: Int = 8 * 1024 * 1024
         /// Largest accepted header block (sum of `name: value\r\n` lines); larger ones get 431.
-        public var maxHeaderBytes: Int = 16 * 1024
+        public var maxHeaderBytes: Int = 8 * 1024
         /// Longest accepted request-target; longer ones get 414.
-        public var maxURLBytes: Int = 8 * 1024
+        public var maxURLBytes: Int = 4 * 1024
         /// Idle seconds before libmicrohttpd closes a connection (0 = never). Suspended (async) requests do not time out.
         public var connectionTimeoutSeconds: Int = 30
         /// Most simultaneous connections; beyond it libmicrohttpd accepts and closes at once.
@@ -48,10 +48,15 @@ extension HTTPServer {
 
         /// Per-connection memory for libmicrohttpd (request line, headers, read
         /// buffer, response headers). Sized so that our own 414/431 checks run
-        /// before libmicrohttpd runs out of room; beyond it libmicrohttpd answers
-        /// 414/431 itself.
+        /// before libmicrohttpd runs out of room (beyond it libmicrohttpd answers
+        /// 414/431 itself), and no larger: libmicrohttpd 0.9.75 zeroes all of it
+        /// after every request (`MHD_pool_reset`), so its size is paid per request,
+        /// in the memset and in what it evicts from the cache (256 connections × 40 KiB
+        /// cycled 10 MiB per round of requests). The 8 KiB beyond the request line and
+        /// headers hold the response headers and the first part of a body (the read
+        /// buffer grows into what is left; a body is read in as many pieces as needed).
         var connectionMemoryLimit: Int {
-            maxURLBytes + maxHeaderBytes + 16 * 1024
+            maxURLBytes + maxHeaderBytes + 8 * 1024
         }
 
         func validate() throws(HTTPServerError) {

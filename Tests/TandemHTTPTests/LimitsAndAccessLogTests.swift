@@ -18,13 +18,14 @@ struct LimitsAndAccessLogTests {
     func uriTooLong() async throws {
         let records = RecordCollector()
         let (server, port) = try startServer(router: Self.router(), records: records)
-        let longTarget = "/any?pad=" + String(repeating: "a", count: 9_000)
+        let limit = HTTPServer.Configuration().maxURLBytes
+        let longTarget = "/any?pad=" + String(repeating: "a", count: limit)
         let (long, fine) = try await onThread { () throws -> (RawHTTPResponse, RawHTTPResponse) in
             let client = try RawHTTPClient(port: port)
             try client.send(get(longTarget))
             let long = try client.readResponse()
             let other = try RawHTTPClient(port: port)
-            try other.send(get("/any?pad=" + String(repeating: "a", count: 8_000)))
+            try other.send(get("/any?pad=" + String(repeating: "a", count: limit - 9)))
             return (long, try other.readResponse())
         }
         #expect(long.status == 414)
@@ -47,6 +48,36 @@ struct LimitsAndAccessLogTests {
         }
         #expect(big.status == 431)
         #expect(fine.status == 200)
+        await server.shutdown(gracePeriod: .seconds(5))
+    }
+
+    @Test("at the default limits, the longest target and header block together are answered by the handler, on one keep-alive connection after a large body; one byte more is our 431")
+    func defaultLimitsFitTheConnectionMemory() async throws {
+        let defaults = HTTPServer.Configuration()
+        let (server, port) = try startServer(router: Self.router())
+        let target = "/any?pad=" + String(repeating: "a", count: defaults.maxURLBytes - 9)
+        // A header block of exactly maxHeaderBytes: `Host: 127.0.0.1\r\n` (17 bytes) and one padded header.
+        let padding = defaults.maxHeaderBytes - 17 - "X-Pad: \r\n".utf8.count
+        let largest = get(target, extraHeaders: "X-Pad: \(String(repeating: "p", count: padding))\r\n")
+        let body = testBytes(count: 200_000, seed: 7)
+        let responses = try await onThread { () throws -> [RawHTTPResponse] in
+            let client = try RawHTTPClient(port: port)
+            try client.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
+            try client.send(body)
+            var responses = [try client.readResponse()]
+            for _ in 0..<2 {
+                try client.send(largest)
+                responses.append(try client.readResponse())
+            }
+            let over = try RawHTTPClient(port: port)
+            try over.send(get(target, extraHeaders: "X-Pad: \(String(repeating: "p", count: padding + 1))\r\n"))
+            responses.append(try over.readResponse())
+            return responses
+        }
+        #expect(responses.map(\.status) == [201, 200, 200, 431])
+        #expect(String(decoding: responses[0].body, as: UTF8.self) == "{\"size\":200000}")
+        #expect(String(decoding: responses[1].body, as: UTF8.self) == "any")
+        #expect(String(decoding: responses[3].body, as: UTF8.self).contains("request header fields too large"))
         await server.shutdown(gracePeriod: .seconds(5))
     }
 

@@ -26,10 +26,11 @@ public struct Configuration: Sendable, Hashable {
         /// libmicrohttpd's internal thread pool.
         public var threads = 4
         public var maxBodyBytes = 8 * 1024 * 1024
-        /// The whole request header block; larger requests get 431.
-        public var maxHeaderBytes = 16 * 1024
+        /// The whole request header block; larger requests get 431. With `maxURLBytes` it sizes each connection's
+        /// memory, which libmicrohttpd zeroes after every request (see `HTTPServer.Configuration.connectionMemoryLimit`).
+        public var maxHeaderBytes = 8 * 1024
         /// The request-target; longer ones get 414.
-        public var maxURLBytes = 8 * 1024
+        public var maxURLBytes = 4 * 1024
         /// An idle or stalled connection is closed after this long.
         public var connectionTimeout: Duration = .seconds(30)
         public var maxConnections = 4_096
