@@ -84,13 +84,29 @@ extension Scheduler {
         keepSpare(&batch, \.queue)
         guard !finishing else { return }
         finishing = true
-        inbox.withLock { $0.watched = true }  // the loop takes submitted receipts in until it stops
-        Task { await self.finishLoop() }
+        inbox.watch()  // wakes the parked pipeline; the loop takes submitted receipts in until it stops
+        if !pipelineStarted { startPipeline() }
+    }
+
+    /// Starts the pipeline task: the finish loop while there is work, parked in the inbox in between. It holds the
+    /// scheduler only while the loop runs, and ends once the scheduler is gone (its `deinit` stops the inbox).
+    private func startPipeline() {
+        pipelineStarted = true
+        Task { [weak self, inbox] in
+            while !inbox.isStopped {
+                do {
+                    guard let scheduler = self else { return }
+                    await scheduler.finishLoop()
+                }
+                await inbox.park()
+            }
+        }
     }
 
     /// Answers prepared batches in order, each once its commit's outcome is known, preparing the next batch
     /// as soon as there is room for its commit.
     func finishLoop() async {
+        finishing = true
         // Before stopping, receipts submitted meanwhile are taken in (and the watch ends only if there are none).
         while !prepared.isEmpty || moveSubmitted(endingWatch: true) {
             // Only the commit is held across the wait: the batch's buffers stay referenced by `prepared` alone, so

@@ -126,9 +126,9 @@ public actor Scheduler {
     let logger: Logger
     var entries = KeyedPages<InFlight>()
     var wheel: TimerWheel
-    /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and whether
-    /// something on the actor will look at them: a task started for them, or the running finish loop.
-    let inbox = Mutex<(commands: [Command], watched: Bool)>(([], false))
+    /// Receipts submitted from outside the actor (``submitReceipt(_:for:from:completion:)``), and the pipeline task
+    /// parked while idle.
+    nonisolated let inbox = SchedulerInbox()
     /// Commands waiting for room in the pipeline (see ``commitsInFlight``).
     var queue: [Command] = []
     /// Emptied buffers kept for reuse (see ``SpareBuffers``).
@@ -137,8 +137,10 @@ public actor Scheduler {
     var queuedUnits = 0
     /// Batches applied in memory whose commits are queued, oldest first.
     var prepared: [PreparedBatch] = []
-    /// Whether `finishLoop` runs.
+    /// Whether `finishLoop` runs (or the pipeline was just woken to run it).
     var finishing = false
+    /// Whether the pipeline task was started (``startPipeline()``; once).
+    var pipelineStarted = false
     /// The chain this scheduler's commits are queued on; replaced after a failed commit.
     var chain = CommitChain()
     /// In-flight SMS parts by provider id, for matching delivery reports.
@@ -164,6 +166,10 @@ public actor Scheduler {
         // In-flight deliveries are about as many as pending timers: presized, the table never rehashes
         // everything inside one flush (a 100k-entry rehash stalled every request for tens of milliseconds).
         self.entries.reserveCapacity(max(0, configuration.expectedTimers))
+    }
+
+    deinit {
+        inbox.stop()  // the parked pipeline task ends
     }
 
     // MARK: Commands
@@ -208,12 +214,7 @@ public actor Scheduler {
     /// commit; only a receipt arriving at an idle scheduler starts a task (each task start may wake a thread).
     public nonisolated func submitReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender,
                                           completion: @escaping ReceiptCompletion) {
-        let start = inbox.withLock { inbox -> Bool in
-            inbox.commands.append(.receipt(key, events, sender, completion))
-            defer { inbox.watched = true }
-            return !inbox.watched
-        }
-        if start { Task { await self.takeSubmitted() } }
+        if inbox.submit(.receipt(key, events, sender, completion)) { Task { await self.takeSubmitted() } }
     }
 
     /// The task ``submitReceipt(_:for:from:completion:)`` starts: moves what was submitted into the pipeline.
@@ -226,10 +227,7 @@ public actor Scheduler {
     /// The finish loop keeps watching while it runs, and ends its watch as it stops.
     func moveSubmitted(endingWatch: Bool) -> Bool {
         var commands = takeSpare(\.inbox)
-        inbox.withLock { inbox in
-            swap(&commands, &inbox.commands)
-            if commands.isEmpty && endingWatch { inbox.watched = false }
-        }
+        inbox.take(into: &commands, endingWatch: endingWatch)
         let moved = !commands.isEmpty
         for command in commands { add(command) }
         keepSpare(&commands, \.inbox)

@@ -214,6 +214,31 @@ struct SchedulerTests {
         #expect(await h.scheduler.delivery(for: failing)?.isFinal == false)
     }
 
+    @Test("the pipeline parks when idle and a submitted receipt wakes it; it ends once its scheduler is gone")
+    func pipelineParksAndEnds() async throws {
+        var h: Harness? = Harness()
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        var keys: [DeliveryKey] = []
+        for _ in 0..<3 { keys.append(try await h!.start(.critical, content: Self.appContent)) }
+        let inbox = h!.scheduler.inbox
+        let answered = Mutex<[DeliveryKey]>([])
+        for key in keys {
+            h!.scheduler.submitReceipt([.readReported(Self.d1)], for: key, from: sender) { outcome in
+                if case .success(.recorded) = outcome { answered.withLock { $0.append(key) } }
+            }
+            // Each receipt finds the pipeline parked (after the first burst) and wakes it: no task is started for it.
+            #expect(await eventually { answered.withLock { $0.last } == key && inbox.isParked })
+        }
+        #expect(inbox.unwatchedSubmissions == 0)
+        #expect(keys.allSatisfy { h!.store.reports(for: $0) == [.read] })
+
+        weak let gone = h?.scheduler
+        #expect(gone != nil && !inbox.isStopped)
+        h = nil
+        #expect(gone == nil)  // the parked pipeline does not hold it
+        #expect(inbox.isStopped && !inbox.isParked)  // its deinit resumed the pipeline, which will not park again
+    }
+
     @Test("receipts submitted from several threads while the pipeline starts and stops are all answered once",
           arguments: [false, true])
     func submittedConcurrently(holdingCommits: Bool) async throws {
