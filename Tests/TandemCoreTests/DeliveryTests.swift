@@ -28,7 +28,7 @@ struct DeliveryTests {
 
     @Test("Default: an acknowledged push is Delivered by push, reported once, with no timers and no SMS")
     mutating func defaultDelivered() {
-        #expect(d.handle(.routed(Self.push(.default)), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1], Self.policies.defaultPolicy)])
+        #expect(d.handle(.routed(Self.push(.default)), now: Self.at(0)) == [.record(.sent), .sendPush([DeliveryTests.t1], DeliveryTests.policies.defaultPolicy)])
         #expect(d.handle(.pushAccepted(Self.d1), now: Self.at(0.1)) == [.record(.accepted)])
         #expect(d.handle(.deliveryAcknowledged(Self.d1), now: Self.at(3_600)) == [.record(.delivered), .report(.delivered)])
         #expect(d.handle(.readReported(Self.d1), now: Self.at(3_700)) == [])
@@ -47,7 +47,7 @@ struct DeliveryTests {
 
     @Test("Default: every token dead invalidates each registration and then sends the SMS")
     mutating func defaultAllTokensDead() {
-        #expect(d.handle(.routed(Self.push(.default, [Self.t1, Self.t2])), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1, Self.t2], Self.policies.defaultPolicy)])
+        #expect(d.handle(.routed(Self.push(.default, [Self.t1, Self.t2])), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1, Self.t2], DeliveryTests.policies.defaultPolicy)])
         #expect(d.handle(.pushRejected(Self.d1, .tokenDead), now: Self.at(0.2)) == [.invalidateRegistration(Self.d1)])
         #expect(d.handle(.pushRejected(Self.d2, .tokenDead), now: Self.at(0.3)) == [.invalidateRegistration(Self.d2), .sendSMS])
         #expect(d.handle(.pushRejected(Self.d2, .tokenDead), now: Self.at(0.4)) == [])
@@ -73,8 +73,8 @@ struct DeliveryTests {
 
     @Test("OTP: the push carries the 30 s TTL and a lifetime timer is armed")
     mutating func otpRouted() {
-        #expect(d.handle(.routed(Self.push(.otp)), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1], Self.policies.otp), .schedule(.lifetime, at: Self.at(30))])
-        #expect(Self.policies.otp.pushTTL == .limited(.seconds(30)))
+        #expect(d.handle(.routed(Self.push(.otp)), now: Self.at(0)) == [.record(.sent), .sendPush([DeliveryTests.t1], DeliveryTests.policies.otp), .schedule(.lifetime, at: Self.at(30))])
+        #expect(DeliveryTests.policies.otp.pushTTL == .limited(.seconds(30)))
     }
 
     @Test("OTP: an outright push failure sends the SMS")
@@ -127,7 +127,7 @@ struct DeliveryTests {
 
     @Test("Critical: no ack within 30 s sends the SMS at 30 s, never at 29.99 s")
     mutating func criticalNoAck() {
-        #expect(d.handle(.routed(Self.push(.critical)), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1], Self.policies.critical),
+        #expect(d.handle(.routed(Self.push(.critical)), now: Self.at(0)) == [.record(.sent), .sendPush([DeliveryTests.t1], DeliveryTests.policies.critical),
                                                                              .schedule(.noDeliveryAck, at: Self.at(30)), .schedule(.noRead, at: Self.at(30))])
         #expect(d.handle(.timerFired(.noDeliveryAck), now: Self.at(29.99)) == [])
         #expect(d.handle(.timerFired(.noDeliveryAck), now: Self.at(30)) == [.cancel(.noRead), .sendSMS])
@@ -154,7 +154,7 @@ struct DeliveryTests {
 
     @Test("Critical push-only: delivery is the outcome, since no SMS can follow")
     mutating func criticalPushOnly() {
-        #expect(d.handle(.routed(Self.push(.critical, smsAllowed: false)), now: Self.at(0)) == [.record(.sent), .sendPush([Self.t1], Self.policies.critical)])
+        #expect(d.handle(.routed(Self.push(.critical, smsAllowed: false)), now: Self.at(0)) == [.record(.sent), .sendPush([DeliveryTests.t1], DeliveryTests.policies.critical)])
         #expect(d.handle(.deliveryAcknowledged(Self.d1), now: Self.at(5)) == [.record(.delivered), .report(.delivered)])
     }
 
@@ -252,6 +252,15 @@ struct DeliveryTests {
         #expect(copy == d)
         #expect(copy.timers == [.noRead: Self.at(30)])
         #expect(copy.handle(.timerFired(.noRead), now: Self.at(30)) == [.sendSMS])
+    }
+
+    @Test("an action is a few words (the push's payload is boxed), and a boxed push compares and hashes by value")
+    func actionsAreSmall() throws {
+        #expect(MemoryLayout<DeliveryAction>.stride <= 32)
+        let push = DeliveryAction.sendPush([Self.t1], Self.policies.critical)
+        #expect(push == .sendPush([Self.t1], Self.policies.critical))
+        #expect(push != .sendPush([Self.t1], Self.policies.otp) && push != .sendPush([Self.t2], Self.policies.critical))
+        #expect(Set([push, .sendPush([Self.t1], Self.policies.critical), .sendSMS]).count == 2)
     }
 }
 
