@@ -22,6 +22,8 @@ extension Scheduler {
         let commit: PendingCommit
         let started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])]
         var changed: [AppliedEvent]
+        /// The actions of every event in `changed`, one after another (each ``AppliedEvent/actions`` is a range of it).
+        var actions: [DeliveryAction]
         let late: [(DeliveryKey, DeliveryEvent)]
         var replies: [Reply]
     }
@@ -37,6 +39,7 @@ extension Scheduler {
         var inbox: [[Command]] = []
         var changes: [[DeliveryChange]] = []
         var changed: [[AppliedEvent]] = []
+        var actions: [[DeliveryAction]] = []
         var replies: [[Reply]] = []
     }
 
@@ -63,7 +66,9 @@ extension Scheduler {
     /// so a final `entry` is its delivery's last event of the batch.
     struct AppliedEvent {
         let key: DeliveryKey
-        let actions: [DeliveryAction]
+        /// Where its actions are in the batch's ``PreparedBatch/actions`` (one buffer for the batch: an array per
+        /// event was an allocation per receipt, freed on another thread — glibc's slow path, ~7% of this thread).
+        let actions: Range<Int>
         let isTimer: Bool
         let previous: Delivery
         let entry: Entry
@@ -123,6 +128,7 @@ extension Scheduler {
                 prepareQueued()
                 await act(on: batch, keys: keys)
                 keepSpare(&batch.changed, \.changed)
+                keepSpare(&batch.actions, \.actions)
                 keepSpare(&batch.replies, \.replies)
             case .failure(let error):
                 // Every later batch was applied on top of this one and its commit is on the same chain, so
@@ -146,6 +152,7 @@ extension Scheduler {
         var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes = takeSpare(\.changes)
         var changed = takeSpare(\.changed)
+        var actions = takeSpare(\.actions)
         var late: [(DeliveryKey, DeliveryEvent)] = []
         var replies = takeSpare(\.replies)
         var requests: [AcceptedRequest] = []
@@ -183,7 +190,8 @@ extension Scheduler {
                 var outcomes: [EventOutcome] = []
                 outcomes.reserveCapacity(events.count)
                 for (key, event) in events {
-                    outcomes.append(apply(event, to: key, entries[key], now: now, changes: &changes, changed: &changed, late: &late))
+                    outcomes.append(apply(event, to: key, entries[key], now: now, changes: &changes, changed: &changed,
+                                          actions: &actions, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             case .receipt(let key, let events, let sender, let completion):
@@ -198,8 +206,8 @@ extension Scheduler {
                 }
                 var hasLate = false
                 for event in events {
-                    hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, late: &late) == .loggedAfterFinal
-                        || hasLate
+                    hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, actions: &actions,
+                                    late: &late) == .loggedAfterFinal || hasLate
                 }
                 replies.append(.receipt(completion, late: hasLate))
             }
@@ -207,28 +215,30 @@ extension Scheduler {
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
         keepSpare(&changes, \.changes)  // the commit took its rows from it
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
-                             late: late, replies: replies)
+                             actions: actions, late: late, replies: replies)
     }
 
     /// Applies `event` to its delivery in memory (`inFlight`, the table's entry for `key`, looked up by the
     /// caller), collecting what to store and what to act on once stored. An event for a delivery not in the
     /// table — or final in a batch whose commit is still in flight, as good as gone — is late: only logged.
     private func apply(_ event: DeliveryEvent, to key: DeliveryKey, _ inFlight: InFlight?, now: Timestamp,
-                       changes: inout [DeliveryChange], changed: inout [AppliedEvent],
+                       changes: inout [DeliveryChange], changed: inout [AppliedEvent], actions: inout [DeliveryAction],
                        late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
         guard let inFlight, !inFlight.entry.delivery.isFinal else {
             late.append((key, event))
             return .loggedAfterFinal
         }
         let previous = inFlight.entry.delivery
-        let actions = inFlight.entry.delivery.handle(event, now: now)
+        let first = actions.count
+        inFlight.entry.delivery.handle(event, now: now, into: &actions)
+        let range = first..<actions.count
         // A timer that fired where it no longer matters changed nothing: not an event worth a write.
-        if case .timerFired = event, actions.isEmpty, inFlight.entry.delivery == previous { return .applied }
+        if case .timerFired = event, range.isEmpty, inFlight.entry.delivery == previous { return .applied }
         changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
-                                      effects: PersistedEffects(actions: actions)))
+                                      effects: PersistedEffects(actions: actions[range])))
         var isTimer = false
         if case .timerFired = event { isTimer = true }
-        changed.append(AppliedEvent(key: key, actions: actions, isTimer: isTimer, previous: previous, entry: inFlight.entry))
+        changed.append(AppliedEvent(key: key, actions: range, isTimer: isTimer, previous: previous, entry: inFlight.entry))
         return .applied
     }
 
@@ -253,16 +263,17 @@ extension Scheduler {
             let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
             if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
             trackSMSSubmission(of: entry)
-            act(item.actions, key: key, entry: entry, into: &work)
+            act(item.actions[...], key: key, entry: entry, into: &work)
         }
         for event in batch.changed {
             let entry = event.entry
             if entry.delivery.sms != nil { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
             trackSMSSubmission(of: entry)
-            logFallback(event.actions, of: entry)
+            let actions = batch.actions[event.actions]
+            logFallback(actions, of: entry)
             // No later batch changed it: an event for a final delivery is late.
             if entry.delivery.isFinal { entries[event.key] = nil }
-            act(event.actions, key: event.key, entry: entry, into: &work)
+            act(actions, key: event.key, entry: entry, into: &work)
         }
         dispatch(work)
         // Late events are logged, together, before their callers are answered (a read after a Default push was
@@ -299,7 +310,7 @@ extension Scheduler {
 
     /// One info line when a push falls back to SMS (a notable event for operators; first-choice SMS, as
     /// frequent as bulk sends, are not logged).
-    private func logFallback(_ actions: [DeliveryAction], of entry: Entry) {
+    private func logFallback(_ actions: ArraySlice<DeliveryAction>, of entry: Entry) {
         guard let cause = entry.delivery.smsCause, cause.isFallback,
               actions.contains(where: { if case .sendSMS = $0 { true } else { false } }) else { return }
         let why = switch cause {
@@ -315,7 +326,7 @@ extension Scheduler {
     }
 
     /// After the commit: timers into the wheel; network actions are collected into `work` for ``dispatch(_:)``.
-    func act(_ actions: [DeliveryAction], key: DeliveryKey, entry: Entry, into work: inout [Dispatcher.Work]) {
+    func act(_ actions: ArraySlice<DeliveryAction>, key: DeliveryKey, entry: Entry, into work: inout [Dispatcher.Work]) {
         var network = false
         for action in actions {
             switch action {
@@ -329,7 +340,7 @@ extension Scheduler {
                 break
             }
         }
-        if network { work.append(Dispatcher.Work(actions: actions, context: entry)) }
+        if network { work.append(Dispatcher.Work(actions: Array(actions), context: entry)) }
     }
 
     /// Hands a batch's network actions to the dispatcher; their results come back as events, in batches.

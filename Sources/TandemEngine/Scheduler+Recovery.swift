@@ -55,7 +55,7 @@ extension Scheduler {
             case .awaitingRoute, .awaitingSMSReport, .final:
                 break
             }
-            act(resume, key: item.key, entry: entry, into: &work)
+            act(resume[...], key: item.key, entry: entry, into: &work)
         }
         dispatch(work)
         logger.info("scheduler recovered", ["deliveries": .int(Int64(report.deliveries)), "timersOverdue": .int(Int64(report.timersOverdue)),

@@ -141,7 +141,7 @@ public struct PersistedEffects: Sendable, Hashable {
     }
 
     /// The database writes among a transition's actions: final reports and registration invalidations.
-    public init(actions: [DeliveryAction]) {
+    public init(actions: some Sequence<DeliveryAction>) {
         for action in actions {
             switch action {
             case .report(let status):
