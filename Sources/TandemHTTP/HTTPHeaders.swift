@@ -9,14 +9,21 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// One header field.
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// Stored as a struct, handed out as ``Element`` tuples: an array of tuples is destroyed through the runtime's
+    /// generic tuple witnesses, field by field (~3% of the HTTP threads, releasing every request's headers).
+    fileprivate struct Field: Sendable {
+        let name: String
+        let value: String
+    }
+
+    private var fields: [Field]
 
     /// An empty header list.
     public init() { fields = [] }
 
     /// Headers from `(name, value)` pairs, order kept.
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { (name: $0.0, value: $0.1) }
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Headers from a literal; a literal may repeat a name.
@@ -60,13 +67,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
     /// Appends a field, keeping any existing fields of the same name.
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` with a single field (appended at the end).
     public mutating func set(name: String, value: String) {
         remove(name: name)
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Removes every field named `name` (case-insensitive).
@@ -74,8 +81,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
         fields.removeAll { ASCIICaseInsensitive.equals($0.name, name) }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
-        fields.makeIterator()
+    public func makeIterator() -> Iterator {
+        Iterator(fields: fields.makeIterator())
+    }
+
+    /// The fields in order, as ``Element`` tuples.
+    public struct Iterator: IteratorProtocol {
+        fileprivate var fields: IndexingIterator<[Field]>
+
+        public mutating func next() -> Element? {
+            fields.next().map { (name: $0.name, value: $0.value) }
+        }
     }
 
     /// Equal when both hold the same fields in the same order; names compare case-insensitively, values exactly.
