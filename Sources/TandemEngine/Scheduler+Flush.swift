@@ -22,6 +22,11 @@ extension Scheduler {
         let commit: PendingCommit
         let started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])]
         var changed: [AppliedEvent]
+        /// The changes committed, in order (each ``AppliedEvent/change`` indexes it): kept until the batch is acted
+        /// on, so that an applied event does not carry a copy of the delivery of its own.
+        var changes: [DeliveryChange]
+        /// The delivery before each event of `changed` (same order), restored newest first if the commit fails.
+        var previous: [Delivery]
         /// The actions of every event in `changed`, one after another (each ``AppliedEvent/actions`` is a range of it).
         var actions: [DeliveryAction]
         let late: [(DeliveryKey, DeliveryEvent)]
@@ -39,6 +44,7 @@ extension Scheduler {
         var inbox: [[Command]] = []
         var changes: [[DeliveryChange]] = []
         var changed: [[AppliedEvent]] = []
+        var previous: [[Delivery]] = []
         var actions: [[DeliveryAction]] = []
         var replies: [[Reply]] = []
     }
@@ -60,18 +66,21 @@ extension Scheduler {
         spares[keyPath: path].append(kept)
     }
 
-    /// An event that changed an in-flight delivery, with the delivery just before it (restored, newest first,
-    /// if the commit fails) and just after it (what acting on the event sees, though a later batch may have
-    /// moved the delivery on in the table since). An event after the one that made a delivery final is late,
-    /// so a final `entry` is its delivery's last event of the batch.
+    /// An event that changed an in-flight delivery: its table entry, and where the batch holds the delivery just
+    /// after it (``PreparedBatch/changes``: what acting on the event sees, though a later batch may have moved the
+    /// delivery on in the table since), the delivery just before it (``PreparedBatch/previous``) and its actions.
+    /// An event after the one that made a delivery final is late, so a final delivery is its last event of the batch.
+    /// A few words: no copy of a delivery of its own (copying and releasing those was ~10% of this thread).
     struct AppliedEvent {
         let key: DeliveryKey
+        /// The table's entry (its recipient and content never change).
+        let inFlight: InFlight
+        /// Its index in ``PreparedBatch/changes`` and ``PreparedBatch/previous``.
+        let change: Int
         /// Where its actions are in the batch's ``PreparedBatch/actions`` (one buffer for the batch: an array per
         /// event was an allocation per receipt, freed on another thread — glibc's slow path, ~7% of this thread).
         let actions: Range<Int>
         let isTimer: Bool
-        let previous: Delivery
-        let entry: Entry
     }
 
     /// Takes the queued commands as one batch, applies it and queues its commit — unless
@@ -128,6 +137,8 @@ extension Scheduler {
                 prepareQueued()
                 await act(on: batch, keys: keys)
                 keepSpare(&batch.changed, \.changed)
+                keepSpare(&batch.changes, \.changes)
+                keepSpare(&batch.previous, \.previous)
                 keepSpare(&batch.actions, \.actions)
                 keepSpare(&batch.replies, \.replies)
             case .failure(let error):
@@ -137,7 +148,7 @@ extension Scheduler {
                 prepared.removeAll()
                 chain = CommitChain()
                 for later in failed.reversed() {
-                    for event in later.changed.reversed() { entries[event.key]?.entry.delivery = event.previous }
+                    for event in later.changed.reversed() { event.inFlight.entry.delivery = later.previous[event.change] }
                 }
                 for later in failed { fail(later, with: error) }
                 prepareQueued()
@@ -152,6 +163,7 @@ extension Scheduler {
         var started: [(new: NewDelivery, delivery: Delivery, actions: [DeliveryAction])] = []
         var changes = takeSpare(\.changes)
         var changed = takeSpare(\.changed)
+        var previous = takeSpare(\.previous)
         var actions = takeSpare(\.actions)
         var late: [(DeliveryKey, DeliveryEvent)] = []
         var replies = takeSpare(\.replies)
@@ -171,6 +183,7 @@ extension Scheduler {
         replies.reserveCapacity(batch.count)
         changes.reserveCapacity(eventCount)
         changed.reserveCapacity(eventCount)
+        previous.reserveCapacity(eventCount)
 
         for command in batch {
             switch command {
@@ -191,7 +204,7 @@ extension Scheduler {
                 outcomes.reserveCapacity(events.count)
                 for (key, event) in events {
                     outcomes.append(apply(event, to: key, entries[key], now: now, changes: &changes, changed: &changed,
-                                          actions: &actions, late: &late))
+                                          previous: &previous, actions: &actions, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
             case .receipt(let key, let events, let sender, let completion):
@@ -206,39 +219,39 @@ extension Scheduler {
                 }
                 var hasLate = false
                 for event in events {
-                    hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, actions: &actions,
-                                    late: &late) == .loggedAfterFinal || hasLate
+                    hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, previous: &previous,
+                                    actions: &actions, late: &late) == .loggedAfterFinal || hasLate
                 }
                 replies.append(.receipt(completion, late: hasLate))
             }
         }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
-        keepSpare(&changes, \.changes)  // the commit took its rows from it
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
-                             actions: actions, late: late, replies: replies)
+                             changes: changes, previous: previous, actions: actions, late: late, replies: replies)
     }
 
     /// Applies `event` to its delivery in memory (`inFlight`, the table's entry for `key`, looked up by the
     /// caller), collecting what to store and what to act on once stored. An event for a delivery not in the
     /// table — or final in a batch whose commit is still in flight, as good as gone — is late: only logged.
     private func apply(_ event: DeliveryEvent, to key: DeliveryKey, _ inFlight: InFlight?, now: Timestamp,
-                       changes: inout [DeliveryChange], changed: inout [AppliedEvent], actions: inout [DeliveryAction],
-                       late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
+                       changes: inout [DeliveryChange], changed: inout [AppliedEvent], previous: inout [Delivery],
+                       actions: inout [DeliveryAction], late: inout [(DeliveryKey, DeliveryEvent)]) -> EventOutcome {
         guard let inFlight, !inFlight.entry.delivery.isFinal else {
             late.append((key, event))
             return .loggedAfterFinal
         }
-        let previous = inFlight.entry.delivery
+        let before = inFlight.entry.delivery
         let first = actions.count
         inFlight.entry.delivery.handle(event, now: now, into: &actions)
         let range = first..<actions.count
         // A timer that fired where it no longer matters changed nothing: not an event worth a write.
-        if case .timerFired = event, range.isEmpty, inFlight.entry.delivery == previous { return .applied }
-        changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
-                                      effects: PersistedEffects(actions: actions[range])))
+        if case .timerFired = event, range.isEmpty, inFlight.entry.delivery == before { return .applied }
         var isTimer = false
         if case .timerFired = event { isTimer = true }
-        changed.append(AppliedEvent(key: key, actions: range, isTimer: isTimer, previous: previous, entry: inFlight.entry))
+        changed.append(AppliedEvent(key: key, inFlight: inFlight, change: changes.count, actions: range, isTimer: isTimer))
+        changes.append(DeliveryChange(key: key, delivery: inFlight.entry.delivery, event: event, at: now,
+                                      effects: PersistedEffects(actions: actions[range])))
+        previous.append(before)
         return .applied
     }
 
@@ -266,14 +279,7 @@ extension Scheduler {
             act(item.actions[...], key: key, entry: entry, into: &work)
         }
         for event in batch.changed {
-            let entry = event.entry
-            if entry.delivery.sms != nil { indexSMSParts(of: entry, final: entry.delivery.isFinal) }
-            trackSMSSubmission(of: entry)
-            let actions = batch.actions[event.actions]
-            logFallback(actions, of: entry)
-            // No later batch changed it: an event for a final delivery is late.
-            if entry.delivery.isFinal { entries[event.key] = nil }
-            act(actions, key: event.key, entry: entry, into: &work)
+            act(on: event, batch.changes[event.change].delivery, actions: batch.actions[event.actions], into: &work)
         }
         dispatch(work)
         // Late events are logged, together, before their callers are answered (a read after a Default push was
@@ -308,10 +314,24 @@ extension Scheduler {
         }
     }
 
+    /// After the commit, for one applied event: `delivery` is the delivery just after it (borrowed from the batch; an
+    /// `Entry` is made only for network actions).
+    private func act(on event: AppliedEvent, _ delivery: Delivery, actions: ArraySlice<DeliveryAction>,
+                     into work: inout [Dispatcher.Work]) {
+        if delivery.sms != nil { indexSMSParts(of: event.key, delivery, final: delivery.isFinal) }
+        trackSMSSubmission(of: event.key, delivery)
+        logFallback(actions, of: event.key, delivery, recipient: event.inFlight.entry)
+        // No later batch changed it: an event for a final delivery is late.
+        if delivery.isFinal { entries[event.key] = nil }
+        act(actions, key: event.key, entry: Entry(key: event.key, msisdn: event.inFlight.entry.msisdn,
+                                                  content: event.inFlight.entry.content, delivery: delivery), into: &work)
+    }
+
     /// One info line when a push falls back to SMS (a notable event for operators; first-choice SMS, as
     /// frequent as bulk sends, are not logged).
-    private func logFallback(_ actions: ArraySlice<DeliveryAction>, of entry: Entry) {
-        guard let cause = entry.delivery.smsCause, cause.isFallback,
+    private func logFallback(_ actions: ArraySlice<DeliveryAction>, of key: DeliveryKey, _ delivery: Delivery,
+                             recipient entry: Entry) {
+        guard let cause = delivery.smsCause, cause.isFallback,
               actions.contains(where: { if case .sendSMS = $0 { true } else { false } }) else { return }
         let why = switch cause {
         case .noRead: "the push was not read within the policy's window"
@@ -320,13 +340,14 @@ extension Scheduler {
         case .manual: "the sender asked for the SMS"
         case .noAppKey, .pushNotAllowed, .noPushableDevice, .notificationsDisabled: cause.rawValue
         }
-        logger.info("falling back to SMS: \(why)", ["delivery": .int(entry.key.rawValue), "cause": .string(cause.rawValue),
+        logger.info("falling back to SMS: \(why)", ["delivery": .int(key.rawValue), "cause": .string(cause.rawValue),
                                                      "message": .string(entry.content.messageID.text),
                                                      "msisdn": .msisdn(entry.msisdn)])
     }
 
     /// After the commit: timers into the wheel; network actions are collected into `work` for ``dispatch(_:)``.
-    func act(_ actions: ArraySlice<DeliveryAction>, key: DeliveryKey, entry: Entry, into work: inout [Dispatcher.Work]) {
+    func act(_ actions: ArraySlice<DeliveryAction>, key: DeliveryKey, entry: @autoclosure () -> Entry,
+             into work: inout [Dispatcher.Work]) {
         var network = false
         for action in actions {
             switch action {
@@ -340,7 +361,7 @@ extension Scheduler {
                 break
             }
         }
-        if network { work.append(Dispatcher.Work(actions: Array(actions), context: entry)) }
+        if network { work.append(Dispatcher.Work(actions: Array(actions), context: entry())) }
     }
 
     /// Hands a batch's network actions to the dispatcher; their results come back as events, in batches.

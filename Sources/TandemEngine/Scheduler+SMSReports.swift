@@ -85,9 +85,13 @@ extension Scheduler {
     /// Tracks the deliveries whose SMS submission is not recorded yet (after a commit, or at recovery);
     /// when none is left, reports still waiting cannot match anything any more and stop waiting.
     func trackSMSSubmission(of entry: Entry) {
-        if entry.delivery.state == .awaitingSMSSubmit {
-            smsSubmitsOutstanding.insert(entry.key)
-        } else if smsSubmitsOutstanding.remove(entry.key) != nil, smsSubmitsOutstanding.isEmpty, !smsWaiters.isEmpty {
+        trackSMSSubmission(of: entry.key, entry.delivery)
+    }
+
+    func trackSMSSubmission(of key: DeliveryKey, _ delivery: Delivery) {
+        if delivery.state == .awaitingSMSSubmit {
+            smsSubmitsOutstanding.insert(key)
+        } else if smsSubmitsOutstanding.remove(key) != nil, smsSubmitsOutstanding.isEmpty, !smsWaiters.isEmpty {
             let waiting = smsWaiters
             smsWaiters.removeAll()
             for waiter in waiting.values.joined() { waiter.resume(returning: nil) }
@@ -97,16 +101,20 @@ extension Scheduler {
     /// Keeps the part index in step with a delivery after its change committed: parts of a new submission
     /// are added (waking reports that were waiting for them); a final delivery's parts are removed.
     func indexSMSParts(of entry: Entry, final: Bool) {
-        guard let sms = entry.delivery.sms else { return }
+        indexSMSParts(of: entry.key, entry.delivery, final: final)
+    }
+
+    func indexSMSParts(of key: DeliveryKey, _ delivery: Delivery, final: Bool) {
+        guard let sms = delivery.sms else { return }
         for reference in sms.references {
             let part = SMSPart(provider: sms.provider, reference: reference)
             if final {
                 smsParts[part] = nil
             } else {
-                smsParts[part] = entry.key
+                smsParts[part] = key
             }
             if let waiters = smsWaiters.removeValue(forKey: part) {
-                for waiter in waiters { waiter.resume(returning: entry.key) }
+                for waiter in waiters { waiter.resume(returning: key) }
             }
         }
     }
