@@ -11,8 +11,10 @@ import TandemCore
 /// can read the row. A reader that meets a number it does not know (a row another process committed, e.g. `tandem`
 /// commands beside `tandem serve`) reloads the table and decodes again (``decode(_:key:on:)``).
 ///
-/// Bounded: at most `capacity` policies (Tandem's policies come from its few policy files); a policy beyond that
-/// is spelled out in every snapshot, as before migration 11.
+/// Numbers are handed out for at most `capacity` policies (Tandem's come from its few policy files); a policy beyond
+/// that is spelled out in every snapshot, as before migration 11. Resolving numbers is not bounded: every row read
+/// or written is resolvable (the table only grows by distinct policies, and a snapshot naming any of them must
+/// decode — a deployment whose policy files changed many times over its life has more rows than `capacity`).
 final class PolicyCatalog: PolicyResolving {
     private struct Entries {
         var numbers: [Policy: Int64] = [:]
@@ -33,15 +35,16 @@ final class PolicyCatalog: PolicyResolving {
         entries.withLock { $0.policies[number] }
     }
 
+    /// Policies named by number when written.
     var count: Int { entries.withLock { $0.numbers.count } }
 
-    /// Adds committed rows (up to ``capacity``).
+    /// Adds committed rows: each is resolvable; the first ``capacity`` policies are also named by number when written.
     func learn(_ numbered: [(policy: Policy, number: Int64)]) {
         guard !numbered.isEmpty else { return }
         entries.withLock { entries in
-            for (policy, number) in numbered where entries.numbers.count < Self.capacity {
-                entries.numbers[policy] = number
+            for (policy, number) in numbered {
                 entries.policies[number] = policy
+                if entries.numbers.count < Self.capacity || entries.numbers[policy] != nil { entries.numbers[policy] = number }
             }
         }
     }
