@@ -32,7 +32,7 @@ public struct HTTPRouter: Sendable {
     /// so a decoded `/` inside a segment cannot be told apart here; the server
     /// routes on segments decoded individually instead.
     public func match(_ method: HTTPMethod, path: String) -> RouteMatch {
-        match(method, segments: RequestTarget.split(path[...]).map(String.init))
+        match(method, segments: RequestTarget.split(path[...]) { String($0) })
     }
 
     func match(_ method: HTTPMethod, segments: [String]) -> RouteMatch {

@@ -30,37 +30,41 @@ struct RequestTarget {
             rawPath = rest
             rawQuery = ""
         }
-        let rawSegments = Self.split(rawPath)
         if rawPath.utf8.contains(UInt8(ascii: "%")) {
             path = PercentDecoding.decode(rawPath, plusIsSpace: false)
-            segments = rawSegments.map { PercentDecoding.decode($0, plusIsSpace: false) }
+            segments = Self.split(rawPath) { PercentDecoding.decode($0, plusIsSpace: false) }
         } else {
             path = String(rawPath)
-            segments = rawSegments.map(String.init)
+            segments = Self.split(rawPath) { String($0) }
         }
     }
 
     private static let slash = UInt8(ascii: "/")
     private static let question = UInt8(ascii: "?")
 
-    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`. The pieces are
-    /// counted first, so the array is allocated once (this runs on every request).
+    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`.
     static func split(_ path: Substring) -> [Substring] {
+        split(path) { $0 }
+    }
+
+    /// Splits a path on `/` as ``split(_:)`` does, each piece made into what `piece` returns. The pieces are counted
+    /// first, so the one array is allocated once (this runs on every request).
+    static func split<Piece>(_ path: Substring, _ piece: (Substring) -> Piece) -> [Piece] {
         let utf8 = path.utf8
         guard !path.isEmpty else { return [] }
         var start = path.startIndex
         if utf8[start] == slash { start = utf8.index(after: start) }
-        var pieces: [Substring] = []
+        var pieces: [Piece] = []
         pieces.reserveCapacity(utf8[start...].reduce(1) { $0 + ($1 == slash ? 1 : 0) })
         var index = start
         while index < path.endIndex {
             if utf8[index] == slash {
-                pieces.append(path[start..<index])
+                pieces.append(piece(path[start..<index]))
                 start = utf8.index(after: index)
             }
             index = utf8.index(after: index)
         }
-        pieces.append(path[start..<path.endIndex])
+        pieces.append(piece(path[start..<path.endIndex]))
         return pieces
     }
 
