@@ -34,8 +34,7 @@ extension Scheduler {
     }
 
     /// Emptied buffers kept for reuse, with their capacity: the queue and the inbox's commands (traded as they
-    /// are taken), a batch's changes (once its commit has its rows), its applied events and replies (once acted
-    /// on). Under load each is kilobytes to tens of kilobytes — allocated per batch, they took malloc's slowest
+    /// are taken), a batch's changes, previous deliveries, applied events, actions and replies (once acted on). Under load each is kilobytes to tens of kilobytes — allocated per batch, they took malloc's slowest
     /// paths (with the store's commit buffers, ~6% of the server's CPU samples under the receipts benchmark). A few
     /// of each are kept (a batch is prepared before the one before it has given its buffers back); buffers beyond
     /// ``spareLimit`` elements are let go.

@@ -11,6 +11,11 @@ struct PolicyCatalogTests {
         return (object["plan"] as? [String: Any])?["policy"] ?? object["policy"]
     }
 
+    /// An OTP push to device `n` of number `n`.
+    static func otp(_ n: Int) throws -> NewDeliveryRecord {
+        try Fixture.pushed(to: [Fixture.device(n)], policy: Fixture.otp, msisdn: Fixture.msisdn(n), content: Fixture.content(n))
+    }
+
     static func snapshots(_ store: Store) throws -> [String] {
         try rows(store, "SELECT snapshot FROM deliveries ORDER BY id").map { try $0.get("snapshot", as: String.self) }
     }
@@ -20,10 +25,8 @@ struct PolicyCatalogTests {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
-            let first = try Fixture.pushed(to: [Fixture.device(1)], policy: Fixture.otp, msisdn: Fixture.msisdn(1),
-                                           content: Fixture.content(1))
-            let alsoFirst = try Fixture.pushed(to: [Fixture.device(2)], policy: Fixture.otp, msisdn: Fixture.msisdn(2),
-                                               content: Fixture.content(2))
+            let first = try Self.otp(1)
+            let alsoFirst = try Self.otp(2)
             _ = try await deliveries.commit(inserts: [first, alsoFirst], changes: [])
             // One row for the one policy, though two snapshots of the commit spelled it out.
             let stored = try rows(store, "SELECT id, body FROM policies")
@@ -33,8 +36,7 @@ struct PolicyCatalogTests {
             #expect(store.policies.number(of: Fixture.otp) == number)
             #expect(try Self.snapshots(store).allSatisfy { try Self.policyValue($0) is [String: Any] })
 
-            let later = try Fixture.pushed(to: [Fixture.device(3)], policy: Fixture.otp, msisdn: Fixture.msisdn(3),
-                                           content: Fixture.content(3))
+            let later = try Self.otp(3)
             let sms = Fixture.routed(.sms(SMSRoute(reason: .noAppKey, policy: Fixture.critical)),
                                      msisdn: try Fixture.msisdn(4), content: try Fixture.content(4))
             _ = try await deliveries.commit(inserts: [later, sms], changes: [])
@@ -56,8 +58,7 @@ struct PolicyCatalogTests {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
             let store = deliveries.store
-            let record = try Fixture.pushed(to: [Fixture.device(1)], policy: Fixture.otp, msisdn: Fixture.msisdn(1),
-                                            content: Fixture.content(1))
+            let record = try Self.otp(1)
             var ghost = record.delivery
             let broken = Fixture.change(&ghost, key: DeliveryKey(999), .pushAccepted(try Fixture.device(1)),
                                         at: Fixture.t0 + .seconds(1))
@@ -78,9 +79,7 @@ struct PolicyCatalogTests {
     func otherProcessReloads() async throws {
         try await withTemporaryDirectory { dir in
             let writer = try await openDeliveryStore(dir)
-            let records = try (1...3).map { n in
-                try Fixture.pushed(to: [Fixture.device(n)], policy: Fixture.otp, msisdn: Fixture.msisdn(n), content: Fixture.content(n))
-            }
+            let records = try (1...3).map(Self.otp)
             for record in records { _ = try await writer.commit(inserts: [record], changes: []) }
             #expect(try Self.snapshots(writer.store).compactMap { try Self.policyValue($0) as? NSNumber }.count == 2)
 
@@ -97,8 +96,7 @@ struct PolicyCatalogTests {
     func unknownNumber() async throws {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
-            let record = try Fixture.pushed(to: [Fixture.device(1)], policy: Fixture.otp, msisdn: Fixture.msisdn(1),
-                                            content: Fixture.content(1))
+            let record = try Self.otp(1)
             let key = try #require(try await deliveries.commit(inserts: [record], changes: []).first)
             let snapshot = try #require(try Self.snapshots(deliveries.store).first)
             var object = try #require(try JSONSerialization.jsonObject(with: Data(snapshot.utf8)) as? [String: Any])
