@@ -24,6 +24,7 @@ struct SnapshotWriterTests {
         let otp = try Fixture.pushed(to: [d1], policy: Fixture.otp, msisdn: Fixture.msisdn(2), content: Fixture.content(2))
         run(otp, [.pushAccepted(d1), .manualFallbackRequested, .smsSubmitted(SMSSubmission(provider: "smsc", references: ["x"])), .smsReportReceived(.failed)])
         run(otp, [.supersededBySMS])
+        run(otp, [.pushAccepted(d1), .readReported(d1)])
         run(otp, [.timerFired(.lifetime)])
         let sms = Fixture.routed(.sms(SMSRoute(reason: .noPushableDevice, policy: Fixture.critical)),
                                  msisdn: try Fixture.msisdn(3), content: try Fixture.content(3))
@@ -43,6 +44,31 @@ struct SnapshotWriterTests {
             #expect(try decoder.decode(Delivery.self, from: Data(text.utf8)) == delivery, "\(text)")
             #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any])
         }
+    }
+
+    @Test("flags that are false and an empty timer table are left out; snapshots that spell them out read the same")
+    func defaultsLeftOut() throws {
+        let writer = SnapshotWriter()
+        let encoder = JSONEncoder()
+        let all = try Self.deliveries()
+        for delivery in all {
+            let text = try writer.write(delivery)
+            #expect(!text.replacingOccurrences(of: "\"smsAllowed\":false", with: "").contains(":false"), "\(text)")
+            #expect(!text.contains("\"timers\":{}"), "\(text)")
+            // JSONEncoder writes every key, as snapshots did before: the same delivery reads back.
+            let full = try encoder.encode(delivery)
+            #expect(String(decoding: full, as: UTF8.self).contains("\"pushTerminated\":"))
+            #expect(try JSONDecoder().decode(Delivery.self, from: full) == delivery)
+        }
+        #expect(all.contains { $0.pushTerminated } && all.contains { !$0.pushTerminated })
+        #expect(all.contains { $0.smsRequested } && all.contains { !$0.timers.isEmpty } && all.contains { $0.timers.isEmpty })
+        #expect(all.contains { $0.devices.contains { $0.progress.read } })
+        // A pushed delivery's first snapshot: one device, nothing acknowledged yet.
+        let pushed = try #require(all.first { $0.plan != nil })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try writer.write(pushed).utf8)) as? [String: Any])
+        let expected: Set<String> = pushed.timers.isEmpty ? ["devices", "plan", "smsValidity", "state", "status"]
+                                                          : ["devices", "plan", "smsValidity", "state", "status", "timers"]
+        #expect(Set(object.keys) == expected)
     }
 
     @Test("with the policies' rows committed, snapshots name them by number and decode back through the catalog")

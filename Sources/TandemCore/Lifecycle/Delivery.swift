@@ -32,6 +32,22 @@ public struct Delivery: Sendable, Hashable, Codable {
         public var acknowledged = false
         public var read = false
         public var rejection: PushRejection?
+
+        public init(accepted: Bool = false, acknowledged: Bool = false, read: Bool = false, rejection: PushRejection? = nil) {
+            self.accepted = accepted
+            self.acknowledged = acknowledged
+            self.read = read
+            self.rejection = rejection
+        }
+
+        /// A flag that is false may be left out (see `Delivery+Decoding.swift`).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            accepted = try container.decodeIfPresent(Bool.self, forKey: .accepted) ?? false
+            acknowledged = try container.decodeIfPresent(Bool.self, forKey: .acknowledged) ?? false
+            read = try container.decodeIfPresent(Bool.self, forKey: .read) ?? false
+            rejection = try container.decodeIfPresent(PushRejection.self, forKey: .rejection)
+        }
     }
 
     public internal(set) var state: State = .awaitingRoute

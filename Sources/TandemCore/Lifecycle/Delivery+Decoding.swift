@@ -1,0 +1,22 @@
+/// Decoding a delivery's snapshot. A flag that is false, and a table that is empty, may be left out: the
+/// store's snapshot writer omits them (most of them are, in most snapshots), and every snapshot written
+/// before it did, with all of them spelled out, reads back the same.
+extension Delivery {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(smsValidity: try container.decode(Duration.self, forKey: .smsValidity))
+        state = try container.decode(State.self, forKey: .state)
+        status = try container.decode(DeliveryStatus.self, forKey: .status)
+        resolution = try container.decodeIfPresent(Resolution.self, forKey: .resolution)
+        rejectReason = try container.decodeIfPresent(RejectReason.self, forKey: .rejectReason)
+        plan = try container.decodeIfPresent(PushPlan.self, forKey: .plan)
+        routePolicy = try container.decodeIfPresent(Policy.self, forKey: .routePolicy)
+        devices = try container.decodeIfPresent(DeviceProgressTable.self, forKey: .devices) ?? DeviceProgressTable()
+        timers = try container.decodeIfPresent(TimerDeadlines.self, forKey: .timers) ?? TimerDeadlines()
+        smsRequested = try container.decodeIfPresent(Bool.self, forKey: .smsRequested) ?? false
+        smsCause = try container.decodeIfPresent(SMSCause.self, forKey: .smsCause)
+        sms = try container.decodeIfPresent(SMSSubmission.self, forKey: .sms)
+        smsPartsDelivered = try container.decodeIfPresent([String].self, forKey: .smsPartsDelivered)
+        pushTerminated = try container.decodeIfPresent(Bool.self, forKey: .pushTerminated) ?? false
+    }
+}
