@@ -3,7 +3,8 @@
 #  (1d) PUT /v1.0/messages (delivery acks), MAC-signed as an SDK signs them, one distinct in-flight delivery per
 #       request, pre-generated; wrk -t2 -c256 -d5s (CONNECTIONS=… to change). Each receipt is committed
 #       (scheduler event + delivery update) before its 204. Afterwards every acknowledged delivery is counted in
-#       the database. PERF=1 also records a perf profile of the server during the run.
+#       the database. A run in which the server used less than one core while answering in milliseconds (held
+#       up outside it) is reported and measured once more. PERF=1 also records a perf profile of the server during the run.
 # Usage: scripts/bench-receipts.sh path/to/tandem WORKDIR HEALTHZ_RPS [DELIVERIES]
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
@@ -57,10 +58,12 @@ for _ in $(seq 1 600); do
 done
 stored=$(sqlite3 "$db" "SELECT count(*) FROM deliveries")
 
-# One pre-generated receipt per delivery: "DeviceID|body". The MAC covers method, target, host and second
-# only (the same for every install of the app), so one signature serves every request of this run.
-sqlite3 -separator '|' "$db" "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
-  FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn ORDER BY d.id" > "$work/receipts.txt"
+# One pre-generated receipt per delivery still in flight: "DeviceID|body". The MAC covers method, target, host
+# and second only (the same for every install of the app), so one signature serves every request of this run.
+write_receipts() {
+  sqlite3 -separator '|' "$db" "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
+    FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn WHERE d.final = 0 ORDER BY d.id" > "$work/receipts.txt"
+}
 auth=$(python3 - "$key" "$secret" <<'PY'
 import base64, hashlib, hmac, sys, time
 key, secret = sys.argv[1], sys.argv[2]
@@ -92,27 +95,49 @@ function request()
 end
 LUA
 acked() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
-before=$(acked)
-# PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
-[ -z "${PERF:-}" ] || { perf record -F 499 ${PERFG:--g} -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
 cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
-cpu_before=$(cpu)
-wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
-cpu_after=$(cpu)
-sleep 0.5; after=$(acked)
-read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-receipts.txt")"
-final=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Delivered'")
+
+# One 5 s load on the deliveries still in flight. Sets rps p50 p99 requests bad (of wrk), acked (acks recorded
+# meanwhile: `recorded`) and server_cpu (% of one core).
+measure() {
+  write_receipts
+  local before cpu_before cpu_after
+  before=$(acked); cpu_before=$(cpu)
+  # PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
+  [ -z "${PERF:-}" ] || { perf record -F 499 ${PERFG:--g} -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
+  wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
+  cpu_after=$(cpu)
+  sleep 0.5; recorded=$(( $(acked) - before ))
+  read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-receipts.txt")"
+  server_cpu=$(( (cpu_after - cpu_before) * 100 / $(getconf CLK_TCK) / 5 ))
+}
+
 echo "== (1d) PUT /v1.0/messages (delivery acks, MAC-signed, one in-flight delivery each): wrk -t2 -c$connections -d5s"
+measure
+# Under this load the server uses ~1.6–1.8 of the two cores (wrk the rest). A run in which it used less than one
+# while answering in milliseconds was held up outside the server (seen here twice in about 50 runs: the server
+# idle, wrk's connections idle between a response and the next request, every request answered promptly): it is
+# reported, and measured once more on the deliveries still in flight, the figure being the second run's.
+total_requests=$requests; total_bad=$bad; total_acked=$recorded
+p99_ms=$(python3 -c "import sys; v = sys.argv[1]; print(float(v[:-2]) if v.endswith('ms') else float(v[:-2]) / 1000 if v.endswith('us') else float(v[:-1]) * 1000)" "$p99")
+if [ "$server_cpu" -lt 100 ] && python3 -c "import sys; sys.exit(0 if $p99_ms < 50 else 1)" \
+   && [ "$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 0")" -ge 300000 ]; then
+  printf '   first run held up: %s receipts/s, p99 %s, with the server using %s%% of one core: measured again\n' \
+    "$rps" "$p99" "$server_cpu"
+  record receipts_held_up "$rps receipts/s, server CPU $server_cpu% of one core"
+  measure
+  total_requests=$((total_requests + requests)); total_bad=$((total_bad + bad)); total_acked=$((total_acked + recorded))
+fi
+final=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Delivered'")
 printf '   receipts/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 50,000/s, none dropped)\n' \
   "$rps" "$p50" "$p99" "$healthz" "$(python3 -c "print(f'{$rps/$healthz:.2f}')")"
 printf '   deliveries prepared: %s; requests completed: %s, non-2xx: %s; acks recorded: %s (≥ 2xx; the excess is what was in flight at the cut-off); deliveries now Delivered: %s\n' \
-  "$stored" "$requests" "$bad" "$((after - before))" "$final"
-printf '   server CPU during the run: %s%% of one core (wrk shares the same %s cores)\n' \
-  "$(( (cpu_after - cpu_before) * 100 / $(getconf CLK_TCK) / 5 ))" "$(nproc)"
-record receipts_rps "$rps"; record receipts_p50 "$p50"; record receipts_p99 "$p99"; record receipts_requests "$requests"
-record receipts_non2xx "$bad"; record receipts_acked "$((after - before))"; record receipts_prepared "$stored"
+  "$stored" "$total_requests" "$total_bad" "$total_acked" "$final"
+printf '   server CPU during the run: %s%% of one core (wrk shares the same %s cores)\n' "$server_cpu" "$(nproc)"
+record receipts_rps "$rps"; record receipts_p50 "$p50"; record receipts_p99 "$p99"; record receipts_requests "$total_requests"
+record receipts_non2xx "$total_bad"; record receipts_acked "$total_acked"; record receipts_prepared "$stored"
 record receipts_conditions "PUT /v1.0/messages, MAC-signed, pre-generated, one in-flight delivery each, committed before the 204; wrk -t2 -c$connections -d5s"
-if [ "$bad" != 0 ] || [ $((after - before)) -lt $((requests - bad)) ]; then
+if [ "$total_bad" != 0 ] || [ "$total_acked" -lt $((total_requests - total_bad)) ]; then
   echo "   RECEIPTS LOST OR REFUSED"; grep -m5 '"level":"error"' "$work/receipts.log" || true
 fi
 kill -TERM "$server"; wait "$server" || true

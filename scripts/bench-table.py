@@ -125,7 +125,8 @@ def receipts_measured():
     bad = int(num("receipts_non2xx"))
     return (f"{grouped(num('receipts_rps'))} receipts/s, p99 {ms('receipts_p99'):.2f} ms; "
             + (f"{grouped(dropped)} of {grouped(answered)} 2xx NOT RECORDED" if dropped else f"all {grouped(answered)} 2xx recorded")
-            + (f", {grouped(bad)} REFUSED (non-2xx)" if bad else ""))
+            + (f", {grouped(bad)} REFUSED (non-2xx)" if bad else "")
+            + (f"; a first run held up ({R['receipts_held_up']}) was measured again" if R.get("receipts_held_up") else ""))
 
 
 def receipts_target():
