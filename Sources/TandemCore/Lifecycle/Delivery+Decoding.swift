@@ -1,6 +1,6 @@
 /// Decoding a delivery's snapshot. A flag that is false, and a table that is empty, may be left out: the
-/// store's snapshot writer omits them (most of them are, in most snapshots), and every snapshot written
-/// before it did, with all of them spelled out, reads back the same.
+/// store's snapshot writer omits them, and the snapshots written before it did (and `JSONEncoder`'s, which
+/// spell them out) read back the same.
 extension Delivery {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
