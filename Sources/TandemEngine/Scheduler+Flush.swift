@@ -34,7 +34,8 @@ extension Scheduler {
     }
 
     /// Emptied buffers kept for reuse, with their capacity: the queue and the inbox's commands (traded as they
-    /// are taken), a batch's changes, previous deliveries, applied events, actions and replies (once acted on). Under load each is kilobytes to tens of kilobytes — allocated per batch, they took malloc's slowest
+    /// are taken), a batch's changes, previous deliveries, applied events, actions and replies (once acted on).
+    /// Under load each is kilobytes to tens of kilobytes — allocated per batch, they took malloc's slowest
     /// paths (with the store's commit buffers, ~6% of the server's CPU samples under the receipts benchmark). A few
     /// of each are kept (a batch is prepared before the one before it has given its buffers back); buffers beyond
     /// ``spareLimit`` elements are let go.
@@ -317,7 +318,7 @@ extension Scheduler {
     /// `Entry` is made only for network actions).
     private func act(on event: AppliedEvent, _ delivery: Delivery, actions: ArraySlice<DeliveryAction>,
                      into work: inout [Dispatcher.Work]) {
-        if delivery.sms != nil { indexSMSParts(of: event.key, delivery, final: delivery.isFinal) }
+        indexSMSParts(of: event.key, delivery, final: delivery.isFinal)
         trackSMSSubmission(of: event.key, delivery)
         logFallback(actions, of: event.key, delivery, recipient: event.inFlight.entry)
         // No later batch changed it: an event for a final delivery is late.

@@ -19,7 +19,7 @@ public struct HTTPRouter: Sendable {
     /// again replaces the earlier handler.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
         let normalized = pattern.hasPrefix("/") ? pattern : "/" + pattern
-        let segments = RequestTarget.split(normalized[...]).map(RouteSegment.init)
+        let segments = RequestTarget.split(normalized[...], RouteSegment.init)
         let names = segments.compactMap { segment -> String? in
             if case .parameter(let name) = segment { return name }
             return nil

@@ -42,13 +42,8 @@ struct RequestTarget {
     private static let slash = UInt8(ascii: "/")
     private static let question = UInt8(ascii: "?")
 
-    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`.
-    static func split(_ path: Substring) -> [Substring] {
-        split(path) { $0 }
-    }
-
-    /// Splits a path on `/` as ``split(_:)`` does, each piece made into what `piece` returns. The pieces are counted
-    /// first, so the one array is allocated once (this runs on every request).
+    /// Splits a path on `/`, dropping only the leading empty piece before the first `/`, each piece made into what
+    /// `piece` returns. The pieces are counted first, so the one array is allocated once (this runs on every request).
     static func split<Piece>(_ path: Substring, _ piece: (Substring) -> Piece) -> [Piece] {
         let utf8 = path.utf8
         guard !path.isEmpty else { return [] }
