@@ -20,6 +20,14 @@ extension HTTPServer {
         public var connectionTimeoutSeconds: Int = 30
         /// Most simultaneous connections; beyond it libmicrohttpd accepts and closes at once.
         public var maxConnections: Int = 1024
+        /// Most simultaneous connections from one client address (0 = no limit). A connection past it has
+        /// its first request answered 429 and is closed; past it by more than
+        /// `ConnectionsPerAddress.answeredExcess`, new ones are closed at accept. Behind a reverse proxy every
+        /// connection comes from the proxy's address: raise it or set 0 there.
+        public var maxConnectionsPerAddress: Int = 512
+        /// Most request-body bytes held in memory by all connections together. A request whose body would
+        /// pass it is answered 503 with `Retry-After` (before its body is read when it declares a length).
+        public var maxBufferedBodyBytes: Int = 256 * 1024 * 1024
         /// `listen(2)` backlog (the kernel caps it at `net.core.somaxconn`).
         public var listenBacklog: Int = 1024
         /// How each worker thread waits for socket events. See `EventLoop`.
@@ -69,6 +77,8 @@ extension HTTPServer {
                 throw .invalidConfiguration("connectionTimeoutSeconds out of range")
             }
             if maxConnections < 1 || maxConnections > Int(UInt32.max) { throw .invalidConfiguration("maxConnections must be >= 1") }
+            if maxConnectionsPerAddress < 0 { throw .invalidConfiguration("maxConnectionsPerAddress must be >= 0") }
+            if maxBufferedBodyBytes < maxBodyBytes { throw .invalidConfiguration("maxBufferedBodyBytes must be >= maxBodyBytes") }
             if listenBacklog < 1 || listenBacklog > Int(Int32.max) { throw .invalidConfiguration("listenBacklog must be >= 1") }
         }
     }

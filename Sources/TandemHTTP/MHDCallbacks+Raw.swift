@@ -1,4 +1,9 @@
 import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The `@convention(c)` callbacks given to libmicrohttpd. Each one turns the C
 /// arguments into Swift values and forwards to `ServerCore`.
@@ -11,12 +16,53 @@ import CMicroHTTPD
 enum MHDCallbacks {
     /// Sees the raw request-target right after the request line is parsed; its
     /// result becomes `*req_cls`.
+    ///
+    /// Tandem parses the query itself (from this copy of the target), so the query is then hidden from
+    /// libmicrohttpd: 0.9.75 finds the `?` before this call and afterwards stores every argument as a record
+    /// in the connection's memory pool, and a few hundred short arguments exhaust the pool, after which it
+    /// never answers. Ending the text right after the `?` leaves it nothing to parse. (The buffer is
+    /// libmicrohttpd's own writable read buffer; the callback's `const` is only its declaration.)
     static var uriLog: tandem_mhd_uri_log_callback {
         { cls, uri, _ in
             guard let cls else { return nil }
             let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
             let target = uri.map { String(cString: $0) } ?? ""
+            if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
+                UnsafeMutablePointer(mutating: mark + 1).pointee = 0
+            }
             return Unmanaged.passRetained(core.beginRequest(target: target)).toOpaque()
+        }
+    }
+
+    /// Refuses a new connection when its address already holds more than `maxConnectionsPerAddress` allows.
+    static var acceptPolicy: MHD_AcceptPolicyCallback {
+        { cls, address, _ in
+            guard let cls, let address, let client = ClientAddress(address) else { return .YES }
+            let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+            return core.connectionsPerAddress.admits(client) ? .YES : .NO
+        }
+    }
+
+    /// Counts connections per address; marks one over the limit through its socket context (a non-nil
+    /// sentinel, never dereferenced) and gives it a short idle timeout.
+    static var notifyConnection: tandem_mhd_notify_connection_callback {
+        { cls, connection, socketContext, event in
+            guard let cls, let connection, let socketContext else { return }
+            let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+            guard core.connectionsPerAddress.isEnabled,
+                  let raw = tandem_mhd_client_address(connection), let client = ClientAddress(raw) else { return }
+            switch event {
+            case .CONNECTION_NOTIFY_STARTED:
+                if core.connectionsPerAddress.opened(client) {
+                    socketContext.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+                    _ = tandem_mhd_set_connection_timeout(connection, ConnectionsPerAddress.overLimitIdleSeconds)
+                }
+            case .CONNECTION_NOTIFY_CLOSED:
+                core.connectionsPerAddress.closed(client)
+                socketContext.pointee = nil
+            default:
+                break
+            }
         }
     }
 

@@ -17,16 +17,19 @@ struct MHDConnection: @unchecked Sendable {
 
     func resume() { MHD_resume_connection(handle) }
 
-    /// The request headers in wire order, plus their size as `name: value\r\n` lines.
-    func requestHeaders() -> (headers: HTTPHeaders, wireBytes: Int) {
-        var collected = (headers: HTTPHeaders(), wireBytes: 0)
+    /// The request headers in wire order, their size as `name: value\r\n` lines, and whether every field
+    /// name is a token (RFC 9110 §5.1: no spaces, separators or controls).
+    func requestHeaders() -> (headers: HTTPHeaders, wireBytes: Int, namesAreTokens: Bool) {
+        var collected = (headers: HTTPHeaders(), wireBytes: 0, namesAreTokens: true)
         // Counted first (no iterator), so the fields are stored in one allocation.
         collected.headers.reserveCapacity(Int(MHD_get_connection_values_n(handle, .HEADER_KIND, nil, nil)))
         withUnsafeMutablePointer(to: &collected) { pointer in
             _ = MHD_get_connection_values_n(handle, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls else { return .NO }
-                let target = cls.assumingMemoryBound(to: (headers: HTTPHeaders, wireBytes: Int).self)
-                let name = key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: keySize), as: UTF8.self) } ?? ""
+                let target = cls.assumingMemoryBound(to: (headers: HTTPHeaders, wireBytes: Int, namesAreTokens: Bool).self)
+                let nameBytes = UnsafeRawBufferPointer(start: key, count: key == nil ? 0 : keySize)
+                if nameBytes.isEmpty || !nameBytes.allSatisfy(HTTPToken.isTokenByte) { target.pointee.namesAreTokens = false }
+                let name = String(decoding: nameBytes, as: UTF8.self)
                 let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
                 target.pointee.headers.add(name: name, value: text)
                 target.pointee.wireBytes += keySize + valueSize + 4
@@ -34,6 +37,11 @@ struct MHDConnection: @unchecked Sendable {
             }, pointer)
         }
         return collected
+    }
+
+    /// Whether the connection was marked over `maxConnectionsPerAddress` when it started.
+    var isOverAddressLimit: Bool {
+        tandem_mhd_socket_context(handle) != nil
     }
 
     /// The peer's IP address as text, if libmicrohttpd knows it.

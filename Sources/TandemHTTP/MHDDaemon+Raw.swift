@@ -29,7 +29,9 @@ struct MHDDaemon: @unchecked Sendable {
         )
         guard let handle = tandem_mhd_start(&options, MHDCallbacks.access, context,
                                             MHDCallbacks.completed, context,
-                                            MHDCallbacks.uriLog, context) else { return nil }
+                                            MHDCallbacks.uriLog, context,
+                                            MHDCallbacks.acceptPolicy, context,
+                                            MHDCallbacks.notifyConnection, context) else { return nil }
         return MHDDaemon(handle: handle)
     }
 

@@ -10,8 +10,9 @@ final class RequestContext {
         case new
         /// Headers accepted; collecting the body.
         case receiving
-        /// Body grew past the limit and libmicrohttpd would not take a 413 mid-body: dropping the rest.
-        case discarding
+        /// Body grew past a limit and libmicrohttpd would not take an answer mid-body: dropping the rest,
+        /// then answering with the response kept.
+        case discarding(Response)
         /// Connection suspended; an async handler is running.
         case awaitingAsync
         /// A response has been queued.
@@ -26,6 +27,10 @@ final class RequestContext {
     var headers = HTTPHeaders()
     var body: [UInt8] = []
     var bodyBytesReceived = 0
+    /// Bytes this request holds of the server's `BodyBudget`; given back when it completes.
+    var reservedBodyBytes = 0
+    /// Whether the body's length was declared (and reserved) up front.
+    var declaredLength = false
     var remoteAddress: String?
     var route: String?
     var status = 0

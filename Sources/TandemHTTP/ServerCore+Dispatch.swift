@@ -6,7 +6,8 @@
 /// queued on the first call and close the connection. A body without a
 /// usable Content-Length (chunked) that outgrows the limit gets its 413 only
 /// once the body ends, or the connection is dropped without an answer once
-/// more than `discardAllowance` further bytes arrive.
+/// more than `discardAllowance` further bytes arrive. The same holds for the
+/// server-wide bound on buffered body bytes (`BodyBudget`), answered 503.
 extension ServerCore {
     /// Returns false to make libmicrohttpd drop the connection.
     func handle(_ context: RequestContext, connection: MHDConnection, method: () -> String, upload: UnsafeRawBufferPointer) -> Bool {
@@ -16,13 +17,13 @@ extension ServerCore {
         case .receiving:
             if upload.isEmpty { return dispatch(context, connection: connection) }
             return receive(context, connection: connection, chunk: upload)
-        case .discarding:
+        case .discarding(let answer):
             if !upload.isEmpty {
                 context.bodyBytesReceived += upload.count
                 // Do not drain an endless body forever: past the allowance, drop the connection unanswered.
                 return context.bodyBytesReceived - maxBodyBytes <= discardAllowance
             }
-            return respond(context, connection: connection, .payloadTooLarge(limit: maxBodyBytes), close: true)
+            return respond(context, connection: connection, answer, close: true)
         case .awaitingAsync:
             return deliverAsyncResult(context, connection: connection)
         case .responded:
@@ -34,9 +35,19 @@ extension ServerCore {
     private func begin(_ context: RequestContext, connection: MHDConnection, methodText: String) -> Bool {
         context.methodText = methodText
         context.method = HTTPMethod(rawValue: methodText)
-        let (headers, headerBytes) = connection.requestHeaders()
+        let (headers, headerBytes, namesAreTokens) = connection.requestHeaders()
         context.headers = headers
         context.remoteAddress = connection.clientAddress()
+        if connection.isOverAddressLimit {
+            var tooMany = Response.serverError(.tooManyRequests, "too many connections from this address")
+            tooMany.headers.add(name: "Retry-After", value: "1")
+            return respond(context, connection: connection, tooMany, close: true)
+        }
+        // A field name must be a token (RFC 9110 §5.1): libmicrohttpd 0.9.75 keeps `Content-Length : 34` as a
+        // field named "Content-Length " and would then run the body as the next request (RFC 9112 §5.1: 400).
+        if !namesAreTokens {
+            return respond(context, connection: connection, .serverError(.badRequest, "malformed header field name"), close: true)
+        }
         if context.target.utf8.count > maxURLBytes {
             return respond(context, connection: connection, .serverError(.uriTooLong, "uri too long"), close: true)
         }
@@ -54,6 +65,11 @@ extension ServerCore {
             if length > maxBodyBytes {
                 return respond(context, connection: connection, .payloadTooLarge(limit: maxBodyBytes), close: true)
             }
+            guard bodyBudget.reserve(length) else {
+                return respond(context, connection: connection, Self.bodyBudgetExhausted, close: true)
+            }
+            context.reservedBodyBytes = length
+            context.declaredLength = true
             context.body.reserveCapacity(length)
         }
         context.phase = .receiving
@@ -63,15 +79,31 @@ extension ServerCore {
     private func receive(_ context: RequestContext, connection: MHDConnection, chunk: UnsafeRawBufferPointer) -> Bool {
         context.bodyBytesReceived += chunk.count
         guard context.body.count + chunk.count <= maxBodyBytes else {
-            context.body = []
-            // libmicrohttpd 0.9.75 refuses a response while a body is still
-            // arriving, so read and drop the rest (up to `discardAllowance`
-            // bytes past the limit) and answer 413 at the end of the body.
-            context.phase = .discarding
-            return context.bodyBytesReceived - maxBodyBytes <= discardAllowance
+            return discard(context, answering: .payloadTooLarge(limit: maxBodyBytes))
+        }
+        if !context.declaredLength {
+            guard bodyBudget.reserve(chunk.count) else { return discard(context, answering: Self.bodyBudgetExhausted) }
+            context.reservedBodyBytes += chunk.count
         }
         context.body.append(contentsOf: chunk)
         return true
+    }
+
+    /// libmicrohttpd 0.9.75 refuses a response while a body is still arriving, so read and drop the rest (up to
+    /// `discardAllowance` bytes past the limit) and answer at the end of the body.
+    private func discard(_ context: RequestContext, answering answer: Response) -> Bool {
+        context.body = []
+        bodyBudget.release(context.reservedBodyBytes)
+        context.reservedBodyBytes = 0
+        context.phase = .discarding(answer)
+        return context.bodyBytesReceived - maxBodyBytes <= discardAllowance
+    }
+
+    /// The answer when the server already holds `maxBufferedBodyBytes` of request bodies.
+    static var bodyBudgetExhausted: Response {
+        var busy = Response.serverError(.serviceUnavailable, "server busy: too many request bodies in memory, retry later")
+        busy.headers.add(name: "Retry-After", value: "1")
+        return busy
     }
 
     /// Final call: the body is complete; route and run the handler.

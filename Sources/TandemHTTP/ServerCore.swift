@@ -18,6 +18,8 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     let suspended = SuspendedConnections()
     let emptyResponses = SharedEmptyResponses()
+    let connectionsPerAddress: ConnectionsPerAddress
+    let bodyBudget: BodyBudget
 
     init(configuration: HTTPServer.Configuration, router: HTTPRouter, onRequestCompleted: @escaping @Sendable (AccessRecord) -> Void) {
         self.router = router
@@ -26,6 +28,8 @@ final class ServerCore: Sendable {
         self.maxHeaderBytes = configuration.maxHeaderBytes
         self.discardAllowance = max(configuration.maxBodyBytes, 64 * 1024)
         self.onRequestCompleted = onRequestCompleted
+        self.connectionsPerAddress = ConnectionsPerAddress(limit: configuration.maxConnectionsPerAddress)
+        self.bodyBudget = BodyBudget(capacity: configuration.maxBufferedBodyBytes)
     }
 
     /// Called once per request, when its request line has been parsed.
@@ -37,6 +41,8 @@ final class ServerCore: Sendable {
     /// Called once per request by the completion callback: reports the access
     /// record, then stops counting the request as in flight.
     func finishRequest(_ context: RequestContext, deliveredResponse: Bool) {
+        bodyBudget.release(context.reservedBodyBytes)
+        context.reservedBodyBytes = 0
         let elapsed = context.startedAt.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         onRequestCompleted(AccessRecord(

@@ -179,6 +179,8 @@ struct ServeCommand {
         http.maxURLBytes = configuration.http.maxURLBytes
         http.connectionTimeoutSeconds = Int(configuration.http.connectionTimeout.components.seconds)
         http.maxConnections = configuration.http.maxConnections
+        http.maxConnectionsPerAddress = configuration.http.maxConnectionsPerAddress
+        http.maxBufferedBodyBytes = configuration.http.maxBufferedBodyBytes
         switch configuration.http.eventLoop {
         case .epoll: http.eventLoop = .epoll
         case .poll: http.eventLoop = .poll

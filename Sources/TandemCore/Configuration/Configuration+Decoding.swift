@@ -109,7 +109,8 @@ extension Configuration: Decodable {
 
 extension Configuration.HTTP: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case threads, maxBodyBytes, maxHeaderBytes, maxURLBytes, connectionTimeout, maxConnections, shutdownGrace, eventLoop
+        case threads, maxBodyBytes, maxHeaderBytes, maxURLBytes, connectionTimeout, maxConnections, maxConnectionsPerAddress
+        case maxBufferedBodyBytes, shutdownGrace, eventLoop
     }
 
     public init(from decoder: any Decoder) throws {
@@ -124,10 +125,19 @@ extension Configuration.HTTP: Decodable {
             connectionTimeout = try c.decodeDuration(forKey: .connectionTimeout, in: .seconds(1)...(.seconds(3_600)))
         }
         if c.contains(.maxConnections) { maxConnections = try c.decode(Int.self, forKey: .maxConnections, in: 1...1_000_000) }
+        if c.contains(.maxConnectionsPerAddress) {
+            maxConnectionsPerAddress = try c.decode(Int.self, forKey: .maxConnectionsPerAddress, in: 0...1_000_000)
+        }
+        if c.contains(.maxBufferedBodyBytes) {
+            maxBufferedBodyBytes = try c.decode(Int.self, forKey: .maxBufferedBodyBytes, in: 1_024...68_719_476_736)
+        }
         if c.contains(.shutdownGrace) {
             shutdownGrace = try c.decodeDuration(forKey: .shutdownGrace, in: .zero...(.seconds(3_600)))
         }
         if c.contains(.eventLoop) { eventLoop = try c.decodeChoice(Configuration.EventLoop.self, forKey: .eventLoop) }
+        if maxBufferedBodyBytes < maxBodyBytes {
+            throw c.fail(.maxBufferedBodyBytes, "must be at least maxBodyBytes (\(maxBodyBytes)): one largest body must fit")
+        }
         if maxURLBytes > maxHeaderBytes {
             throw c.fail(.maxURLBytes, "must not exceed maxHeaderBytes (\(maxHeaderBytes)): the request line is part of the header block")
         }

@@ -34,6 +34,10 @@ public struct Configuration: Sendable, Hashable {
         /// An idle or stalled connection is closed after this long.
         public var connectionTimeout: Duration = .seconds(30)
         public var maxConnections = 4_096
+        /// Connections one client address may hold (0: no limit); see `HTTPServer.Configuration`.
+        public var maxConnectionsPerAddress = 512
+        /// Request-body bytes all connections together may hold in memory; beyond it 503 with `Retry-After`.
+        public var maxBufferedBodyBytes = 256 * 1024 * 1024
         /// On SIGTERM/SIGINT, how long in-flight requests may take to finish.
         public var shutdownGrace: Duration = .seconds(30)
         /// How the server's threads wait for socket events.
