@@ -47,15 +47,26 @@ public final class HTTPServer: Sendable {
     /// A server starts at most once; after `shutdown` create a new one.
     public func start() throws(HTTPServerError) -> UInt16 {
         try configuration.validate()
+        let listener = try HTTPListener(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
+        do {
+            return try start(on: listener)
+        } catch {
+            listener.close()
+            throw error
+        }
+    }
+
+    /// Starts the daemon on a listener bound earlier (its host and port replace the configuration's).
+    /// On failure the listener is still the caller's to close.
+    public func start(on listener: HTTPListener) throws(HTTPServerError) -> UInt16 {
+        try configuration.validate()
         let configuration = self.configuration
         let context = Unmanaged.passUnretained(core).toOpaque()
         return try lifecycle.withLock { state throws(HTTPServerError) -> UInt16 in
             guard case .idle = state else { throw .alreadyStarted }
-            let socket = try ListeningSocket.open(host: configuration.host, port: configuration.port,
-                                                  backlog: configuration.listenBacklog)
+            let socket = listener.socket
             // `core` outlives the daemon: deinit and shutdown stop the daemon before `core` is released.
             guard let daemon = MHDDaemon.start(listenFD: socket.fd, configuration: configuration, context: context) else {
-                ListeningSocket.close(socket.fd)
                 throw .daemonStartFailed
             }
             state = .running(daemon: daemon, listenFD: socket.fd, port: socket.port)

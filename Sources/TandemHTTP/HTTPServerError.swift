@@ -20,6 +20,8 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidHost(let host): "invalid host \(host) (need an IPv4 or IPv6 literal)"
         case .invalidConfiguration(let what): "invalid configuration: \(what)"
         case .socketFailed(let errno): "socket setup failed (errno \(errno))"
+        case .bindFailed(let host, let port, 98): "cannot listen on \(host):\(port): address already in use (another process has it)"
+        case .bindFailed(let host, let port, 13): "cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges)"
         case .bindFailed(let host, let port, let errno): "bind to \(host):\(port) failed (errno \(errno))"
         case .listenFailed(let errno): "listen failed (errno \(errno))"
         case .daemonStartFailed: "libmicrohttpd daemon failed to start"

@@ -88,13 +88,20 @@ extension GroupCommitWriter {
             let ran = began ? batch.count : 0
             let endedAt = clock.now
             lock.withLock { state in
-                if batchError == nil {
+                if let batchError {
+                    state.statistics.failedBatches += 1
+                    state.statistics.abortedJobs += batch.count
+                    state.statistics.lastFailure = "\(batchError)"
+                } else {
                     state.statistics.commits += 1
                     state.statistics.committedJobs += batch.count - failed
                     state.statistics.failedJobs += failed
-                } else {
-                    state.statistics.failedBatches += 1
-                    state.statistics.abortedJobs += batch.count
+                    if batch.count > failed {
+                        state.statistics.lastFailure = nil
+                    } else if let storage = batch.lazy.compactMap(\.storageFailure).first {
+                        // Every job failed, and the database itself said why: nothing could be written.
+                        state.statistics.lastFailure = "\(storage)"
+                    }
                 }
                 state.statistics.largestBatch = max(state.statistics.largestBatch, ran)
                 state.statistics.longestTransaction = max(state.statistics.longestTransaction, beganAt.duration(to: endedAt))

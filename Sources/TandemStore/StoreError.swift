@@ -33,6 +33,18 @@ public enum StoreError: Error, Sendable, Hashable {
         return code == .constraintUnique || code == .constraintPrimaryKey
     }
 
+    /// True for failures of the database file itself rather than of one write: read-only, full, I/O error,
+    /// corrupt, cannot open, not a database, permission denied.
+    public var isStorageFailure: Bool {
+        switch self {
+        case .open: true
+        case .sqlite(let code, _, _, _):
+            [.readOnly, .ioError, .corrupt, .full, .cantOpen, .notADatabase, .permission].contains(code)
+        case .transactionAborted: true
+        case .constraint, .busy, .closed, .migration, .decoding, .encoding: false
+        }
+    }
+
     /// True for FOREIGN KEY violations (the "refers to something that does not exist" family).
     public var isForeignKeyViolation: Bool {
         guard case .constraint(let code, _, _) = self else { return false }

@@ -4,6 +4,9 @@
 protocol WriteRequest: AnyObject, Sendable {
     /// Runs the body on the writer connection and keeps its result; `true` when it did not throw.
     func run(on connection: Connection) -> Bool
+    /// After a failed ``run(on:)``: the body's error when it says the database cannot be written at all
+    /// (``StoreError/isStorageFailure``), else nil.
+    var storageFailure: StoreError? { get }
     /// Resumes the caller exactly once: with `batchError` if the body succeeded but its
     /// transaction did not commit, otherwise with the body's own result.
     func finish(batchError: StoreError?)
@@ -25,6 +28,7 @@ final class TypedWriteRequest<T: Sendable, Failure: Error>: WriteRequest, @unche
     private let wrap: @Sendable (StoreError) -> Failure
     private let completion: @Sendable (Result<T, Failure>) -> Void
     private var result: Result<T, Failure>?
+    private(set) var storageFailure: StoreError?
 
     init(
         body: @escaping @Sendable (Connection) throws(Failure) -> T,
@@ -42,6 +46,7 @@ final class TypedWriteRequest<T: Sendable, Failure: Error>: WriteRequest, @unche
             return true
         } catch {
             result = .failure(error)
+            if let storeError = error as? StoreError, storeError.isStorageFailure { storageFailure = storeError }
             return false
         }
     }

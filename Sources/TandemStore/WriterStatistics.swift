@@ -24,6 +24,11 @@ public struct WriterStatistics: Sendable, Hashable {
     /// The longest log remainder the writer copied itself between transactions (see `Checkpointer`): no
     /// transaction runs meanwhile, so every write waits for it (its copy and the syncs of a checkpoint).
     public var longestCheckpoint = Duration.zero
+    /// Why the most recent write failed, while no write has committed since (nil once one has): a store that
+    /// cannot write at all (read-only file, full disk) keeps this set. Set by a failed transaction, or by a
+    /// transaction whose every job failed with a ``StoreError/isStorageFailure`` error; a job failing on its
+    /// own terms (a constraint, a decoding error) does not set it.
+    public var lastFailure: String?
 
     public init() {}
 }

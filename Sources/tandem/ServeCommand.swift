@@ -33,7 +33,23 @@ struct ServeCommand {
 
         let logger = Logger(minimumLevel: configuration.log.level, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
         let started = ContinuousClock.now
-        let store = try StoreOpener.open(configuration.database)
+        // The address first, then the database: a second server fails before it touches anything.
+        let listener = try Self.bind(configuration)
+        let serverLock: ServerLock
+        do {
+            serverLock = try ServerLock(databasePath: configuration.database.path)
+        } catch {
+            listener.close()
+            throw CommandFailure(.failure, "cannot serve: \(error)")
+        }
+        defer { withExtendedLifetime(serverLock) {} }
+        let store: Store
+        do {
+            store = try StoreOpener.open(configuration.database)
+        } catch {
+            listener.close()
+            throw error
+        }
         let schemaVersion = (try? store.schemaVersion).map { Int64($0) } ?? -1
         logger.info("store open", ["path": .string(configuration.database.path), "schemaVersion": .int(schemaVersion)])
         logger.info("policies loaded", [
@@ -58,6 +74,10 @@ struct ServeCommand {
              { $0.checkpointStatistics.failedPasses }),
             ("tandem_store_wal_restarts_total", "Times the write-ahead log started again from its beginning.", { $0.checkpointStatistics.logRestarts }),
             ("tandem_store_wal_largest_pages", "The longest the write-ahead log has been, in pages.", { $0.checkpointStatistics.largestLog }),
+            ("tandem_store_writes_failing", "1 while the store's last commit failed and none has succeeded since (see /healthz), else 0.",
+             { $0.writerStatistics.lastFailure == nil ? 0 : 1 }),
+            ("tandem_store_failed_commits_total", "Write transactions that failed (BEGIN, COMMIT or the transaction itself); their callers got the error.",
+             { $0.writerStatistics.failedBatches }),
             ("tandem_spool_recipients_queued", "Accepted recipients of spooled (bulk) messages not started yet.",
              { (try? $0.queuedSpoolRecipients()) ?? -1 }),
         ]
@@ -84,6 +104,7 @@ struct ServeCommand {
             clientConfiguration.maxConnectionsPerHost = 4
             webhookClient = try HTTPClient(configuration: clientConfiguration)
         } catch {
+            listener.close()
             await store.close()
             throw CommandFailure(.failure, "cannot start the HTTP client: \(error)")
         }
@@ -91,6 +112,7 @@ struct ServeCommand {
         do {
             pinKey = try PinKeyLoader.load(configuration)
         } catch {
+            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw error
@@ -99,6 +121,7 @@ struct ServeCommand {
         do {
             providers = try ProviderStack(configuration: configuration, credentials: store, logger: logger)
         } catch {
+            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw error
@@ -110,6 +133,7 @@ struct ServeCommand {
         do {
             try await stack.start()
         } catch {
+            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot recover in-flight deliveries: \(error)")
@@ -117,7 +141,8 @@ struct ServeCommand {
 
         var router = HTTPRouter()
         stack.register(in: &router)
-        HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() })
+        HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() },
+                       writeFailure: { store.writerStatistics.lastFailure })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
@@ -144,8 +169,9 @@ struct ServeCommand {
         }
         let port: UInt16
         do {
-            port = try server.start()
+            port = try server.start(on: listener)
         } catch {
+            listener.close()
             await stack.stop(grace: .zero)
             await webhookClient.shutdown()
             await store.close()
@@ -167,6 +193,18 @@ struct ServeCommand {
         await webhookClient.shutdown()
         await store.close()
         logger.info("stopped", [:])
+    }
+
+    /// Binds the listen address, or fails in words (a taken port names the way out).
+    static func bind(_ configuration: Configuration) throws(CommandFailure) -> HTTPListener {
+        do {
+            return try HTTPListener(host: configuration.listen.host, port: configuration.listen.port,
+                                    backlog: HTTPServer.Configuration().listenBacklog)
+        } catch .bindFailed(let host, let port, 98) {
+            throw CommandFailure(.failure, "cannot listen on \(host):\(port): address already in use (another tandem serve?) — set TANDEM_LISTEN=host:port to use another address")
+        } catch {
+            throw CommandFailure(.failure, "cannot listen on \(configuration.listen): \(error)")
+        }
     }
 
     static func httpConfiguration(_ configuration: Configuration) -> HTTPServer.Configuration {

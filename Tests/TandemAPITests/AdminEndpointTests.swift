@@ -32,6 +32,8 @@ struct AdminEndpointTests {
         #expect(document["version"] as? String == "9.9.9")
         #expect(document["uptimeSeconds"] as? Double == 12.346)
         #expect(document["database"] as? String == "ok")
+        #expect(document["writes"] as? String == "ok")
+        #expect(document["reason"] == nil)
     }
 
     @Test("healthz is 503 and says which part is down when the store does not answer")
@@ -42,6 +44,19 @@ struct AdminEndpointTests {
         let document = try json(response)
         #expect(document["status"] as? String == "degraded")
         #expect(document["database"] as? String == "unavailable")
+    }
+
+    @Test("healthz is 503 with the reason while the store's writes fail, though reads still work")
+    func writesFailing() throws {
+        let endpoint = HealthEndpoint(uptimeSeconds: { 1 }, databaseIsReachable: { true },
+                                      writeFailure: { "SQLite error (13): database or disk is full" })
+        let response = try #require(routed(endpoint.register, .GET, "/healthz"))
+        #expect(response.status == .serviceUnavailable)
+        let document = try json(response)
+        #expect(document["status"] as? String == "degraded")
+        #expect(document["database"] as? String == "ok")
+        #expect(document["writes"] as? String == "failing")
+        #expect((document["reason"] as? String)?.hasSuffix("database or disk is full") == true)
     }
 
     @Test("metrics render the registry with the 0.0.4 content type")

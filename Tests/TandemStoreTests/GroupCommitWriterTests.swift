@@ -254,3 +254,43 @@ struct GroupCommitWriterTests {
         }
     }
 }
+
+@Suite("Group-commit writer: failing writes")
+struct GroupCommitWriterFailureTests {
+    @Test("while the database refuses every write, the writer names the failure")
+    func refusedWritesAreReported() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/t.sqlite"), migrations: testMigrations)
+            try await store.write { db throws(StoreError) in _ = try insertRow(db, writer: 1, seq: 1) }
+            #expect(store.writerStatistics.lastFailure == nil)
+            // The writer's connection refuses writes from now on, as with a read-only database file.
+            try await store.write { db throws(StoreError) in try db.run("PRAGMA query_only = ON") }
+            for seq in 2...3 {
+                let refused = await #expect(throws: StoreError.self) {
+                    try await store.write { db throws(StoreError) in _ = try insertRow(db, writer: 1, seq: seq) }
+                }
+                #expect(refused?.isStorageFailure == true)
+                #expect(store.writerStatistics.lastFailure?.contains("readonly") == true)
+            }
+            await store.close()
+        }
+    }
+
+    @Test("a failed transaction is reported until the next write commits; a job failing on its own terms is not")
+    func failureClearsOnCommit() async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/t.sqlite"), migrations: testMigrations)
+            await #expect(throws: StoreError.self) {
+                try await store.write { db throws(StoreError) in try db.execute("COMMIT") }
+            }
+            #expect(store.writerStatistics.lastFailure != nil)
+            try await store.write { db throws(StoreError) in _ = try insertRow(db, writer: 1, seq: 1) }
+            #expect(store.writerStatistics.lastFailure == nil)
+            await #expect(throws: StoreError.self) {
+                try await store.write { db throws(StoreError) in try db.run("INSERT INTO no_such_table VALUES (1)") }
+            }
+            #expect(store.writerStatistics.lastFailure == nil)
+            await store.close()
+        }
+    }
+}
