@@ -71,9 +71,11 @@ final class PolicyCatalog: PolicyResolving {
         return decoder
     }
 
-    /// Decodes a stored snapshot (with a decoder from ``decoder()``); a policy number the catalog does not know yet
+    /// Decodes a stored snapshot — through ``SnapshotReader`` when it has the writer's shape and names known policies,
+    /// else with a decoder from ``decoder()``; a policy number the catalog does not know yet
     /// makes it reload the table through `db` and decode once more. `key` only names the row in the error.
     func decode(_ snapshot: String, key: Int64, with decoder: JSONDecoder, on db: Connection) throws(StoreError) -> Delivery {
+        if let fast = SnapshotReader.read(snapshot, policy: { self.policy(numbered: $0) }) { return fast }
         do {
             return try decoder.decode(Delivery.self, from: Data(snapshot.utf8))
         } catch is UnknownPolicyNumber {

@@ -9,8 +9,22 @@ public struct GUID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Parses the 36-character hyphenated form; nil for anything else (no braces, no bare 32 hex digits).
     public init?(_ text: String) {
         guard text.utf8.count == 36 else { return nil }
+        let checked: Bool?
+        if let contiguous = text.utf8.withContiguousStorageIfAvailable(Self.check) {
+            checked = contiguous
+        } else {
+            checked = Array(text.utf8).withUnsafeBufferPointer(Self.check)
+        }
+        guard let upperCase = checked else { return nil }
+        self.text = upperCase ? text.lowercased() : text
+    }
+
+    /// Whether `bytes` are the hyphenated form: nil if not, else whether any hex digit is upper case.
+    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.count == 36 else { return nil }
         var upperCase = false
-        for (index, byte) in text.utf8.enumerated() {
+        for index in 0..<36 {
+            let byte = bytes[index]
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
             } else {
@@ -18,7 +32,7 @@ public struct GUID: Sendable, Hashable, Comparable, CustomStringConvertible {
                 if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") { upperCase = true }
             }
         }
-        self.text = upperCase ? text.lowercased() : text
+        return upperCase
     }
 
     /// A random version-4 GUID drawn from `generator`; pass `SystemRandomNumberGenerator` for secrets.

@@ -20,3 +20,28 @@ extension Delivery {
         pushTerminated = try container.decodeIfPresent(Bool.self, forKey: .pushTerminated) ?? false
     }
 }
+
+extension Delivery {
+    /// A delivery put back together from its stored fields, for a store's own snapshot reader (the fast path beside
+    /// `init(from:)`). Not checked: that the fields are a combination the state machine can reach — they are what
+    /// the state machine stored.
+    public init(restoringState state: State, status: DeliveryStatus, resolution: Resolution?, rejectReason: RejectReason?,
+                plan: PushPlan?, routePolicy: Policy?, devices: DeviceProgressTable, timers: TimerDeadlines,
+                smsRequested: Bool, smsCause: SMSCause?, sms: SMSSubmission?, smsPartsDelivered: [String]?,
+                pushTerminated: Bool, smsValidity: Duration) {
+        self.init(smsValidity: smsValidity)
+        self.state = state
+        self.status = status
+        self.resolution = resolution
+        self.rejectReason = rejectReason
+        self.plan = plan
+        self.routePolicy = routePolicy
+        self.devices = devices
+        self.timers = timers
+        self.smsRequested = smsRequested
+        self.smsCause = smsCause
+        self.sms = sms
+        self.smsPartsDelivered = smsPartsDelivered
+        self.pushTerminated = pushTerminated
+    }
+}
