@@ -150,6 +150,12 @@ public actor Scheduler {
     /// Deliveries asked to send an SMS whose submission (or rejection) is not recorded yet.
     var smsSubmitsOutstanding: Set<DeliveryKey> = []
     let smsReportGrace: Duration
+    /// Stored deliveries still loading at start-up (``beginRecovery()``); nil once every one is in `entries`.
+    var recovery: RecoveryProgress?
+    /// Commands naming a delivery recovery has not loaded yet, in arrival order, each with the greatest such key.
+    var held: [(DeliveryKey, Command)] = []
+    /// Callers waiting for a delivery recovery has not loaded yet (``waitUntilLoaded(_:)``).
+    var loadWaiters: [(DeliveryKey, CheckedContinuation<Void, Never>)] = []
 
     public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding) {
@@ -237,6 +243,7 @@ public actor Scheduler {
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
+        await waitUntilLoaded(key)
         guard let inFlight = entries[key] else { return .alreadyFinal }
         let availability = inFlight.entry.delivery.manualFallbackAvailability
         guard availability == .available else { return availability }
@@ -244,7 +251,7 @@ public actor Scheduler {
         return .available
     }
 
-    /// The delivery's current state, while it is in flight.
+    /// The delivery's current state, while it is in flight (nil also while recovery has not loaded it yet).
     public func delivery(for key: DeliveryKey) -> Delivery? { entries[key]?.entry.delivery }
 
     public var inFlightCount: Int { entries.count }
@@ -255,8 +262,13 @@ public actor Scheduler {
         prepareQueued()
     }
 
-    /// Appends `command` to the waiting queue (``prepareQueued()`` takes it from there).
-    private func add(_ command: Command) {
+    /// Appends `command` to the waiting queue (``prepareQueued()`` takes it from there) — or holds it while it names a
+    /// delivery that recovery has not loaded yet (``loadRecovered(pageSize:)`` releases it, in order).
+    func add(_ command: Command) {
+        if recovery != nil, let pending = pendingKey(of: command) {
+            held.append((pending, command))
+            return
+        }
         queue.append(command)
         queuedUnits += command.units
     }

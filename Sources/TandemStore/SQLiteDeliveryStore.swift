@@ -7,7 +7,7 @@ import TandemCore
 ///   job: one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
 ///   or none do, and the outcome is known only after the COMMIT that holds them. A chain is marked broken on
 ///   the writer thread, before any later job runs.
-/// - ``loadInFlight()`` reads through a pooled reader and sees every commit that has returned.
+/// - ``loadInFlight(after:limit:)`` reads through a pooled reader and sees every commit that has returned.
 ///
 /// Snapshots are encoded on the caller's task (once each) before the job is queued; the writer thread
 /// only binds values. Errors are ``StoreError``; a change or late event naming a key with no delivery
@@ -94,34 +94,63 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
-    /// Every delivery with `final = 0`, ordered by key, with its recipient, its message's content and
-    /// its decoded snapshot.
+    /// The greatest key of a delivery with `final = 0`; nil when there is none.
+    public func inFlightHorizon() async throws(StoreError) -> DeliveryKey? {
+        try store.read { (db: Connection) throws(StoreError) -> DeliveryKey? in
+            try db.scalar("SELECT max(id) FROM deliveries WHERE final = 0", as: Int64?.self).flatMap { $0 }.map { DeliveryKey($0) }
+        }
+    }
+
+    /// Up to `limit` deliveries with `final = 0` and a key greater than `after` (all from the first when nil), ordered
+    /// by key, each with its recipient, its message's content and its decoded snapshot. Deliveries of one message
+    /// share one ``MessageContent`` (its strings are read once per message and page, not once per recipient).
     ///
     /// Runs the query on the calling thread through a pooled reader (blocking while every reader is lent
-    /// out) — meant for start-up. Not guaranteed: a consistent cut across concurrent commits beyond
-    /// what one SELECT gives (it is one statement, hence one snapshot).
+    /// out) — meant for start-up. Not guaranteed: a consistent cut across pages (each is one statement, hence one
+    /// snapshot; a delivery that became final between two pages is simply not in the later one).
     /// - Throws: ``StoreError/decoding(column:message:)`` when a row cannot be turned back into values
     ///   (a snapshot missing — written before migration 2 — or undecodable, a malformed GUID or MSISDN).
-    public func loadInFlight() async throws(StoreError) -> [StoredDelivery] {
+    public func loadInFlight(after: DeliveryKey?, limit: Int) async throws(StoreError) -> [StoredDelivery] {
         try store.read { (db: Connection) throws(StoreError) -> [StoredDelivery] in
-            let rows = try db.query("""
-                SELECT d.id AS delivery_key, d.msisdn, d.snapshot, m.message_id, m.sender, m.body, m.reference,
-                       m.dcs, p.app_key
-                FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-                WHERE d.final = 0
-                ORDER BY d.id
-                """)
             let decoder = store.policies.decoder()
             var stored: [StoredDelivery] = []
-            stored.reserveCapacity(rows.count)
-            for row in rows {
-                stored.append(try Self.storedDelivery(from: row, policies: store.policies, decoder: decoder, on: db))
+            stored.reserveCapacity(limit)
+            var contents: [Int64: MessageContent] = [:]
+            try db.forEach("""
+                SELECT d.id AS delivery_key, d.msisdn, d.snapshot, d.message_id AS message_row, m.message_id, m.sender,
+                       m.body, m.reference, m.dcs, p.app_key
+                FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
+                WHERE d.final = 0 AND d.id > ?
+                ORDER BY d.id
+                LIMIT ?
+                """, [.integer(after?.rawValue ?? 0), .integer(Int64(limit))]) { (row: Row) throws(StoreError) in
+                let messageRow = try row.get("message_row", as: Int64.self)
+                let content: MessageContent
+                if let known = contents[messageRow] {
+                    content = known
+                } else {
+                    content = try Self.content(from: row)
+                    contents[messageRow] = content
+                }
+                stored.append(try Self.storedDelivery(from: row, content: content, policies: store.policies, decoder: decoder, on: db))
             }
             return stored
         }
     }
 
-    private static func storedDelivery(from row: Row, policies: PolicyCatalog, decoder: JSONDecoder,
+    private static func content(from row: Row) throws(StoreError) -> MessageContent {
+        let guidText = try row.get("message_id", as: String.self)
+        guard let messageID = GUID(guidText) else {
+            throw .decoding(column: "message_id", message: "delivery #\((try? row.get("delivery_key", as: Int64.self)) ?? 0): not a GUID: \(guidText)")
+        }
+        return MessageContent(messageID: messageID, sender: try row.get("sender", as: String.self),
+                              body: try row.get("body", as: String.self),
+                              reference: try row.get("reference", as: String?.self),
+                              app: try row.get("app_key", as: String?.self).flatMap { AppKey($0) },
+                              forceUCS2: try row.get("dcs", as: Int64?.self) == 8)
+    }
+
+    private static func storedDelivery(from row: Row, content: MessageContent, policies: PolicyCatalog, decoder: JSONDecoder,
                                        on db: Connection) throws(StoreError) -> StoredDelivery {
         let key = try row.get("delivery_key", as: Int64.self)
         guard let snapshot = try row.get("snapshot", as: String?.self) else {
@@ -131,15 +160,6 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         guard let msisdn = MSISDN(msisdnText), msisdn.e164 == msisdnText else {
             throw .decoding(column: "msisdn", message: "delivery #\(key): not an E.164 number")
         }
-        let guidText = try row.get("message_id", as: String.self)
-        guard let messageID = GUID(guidText) else {
-            throw .decoding(column: "message_id", message: "delivery #\(key): not a GUID: \(guidText)")
-        }
-        let content = MessageContent(messageID: messageID, sender: try row.get("sender", as: String.self),
-                                     body: try row.get("body", as: String.self),
-                                     reference: try row.get("reference", as: String?.self),
-                                     app: try row.get("app_key", as: String?.self).flatMap { AppKey($0) },
-                                     forceUCS2: try row.get("dcs", as: Int64?.self) == 8)
         return StoredDelivery(key: DeliveryKey(key), msisdn: msisdn, content: content,
                               delivery: try policies.decode(snapshot, key: key, with: decoder, on: db))
     }

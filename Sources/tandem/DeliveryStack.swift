@@ -72,19 +72,31 @@ final class DeliveryStack: Sendable {
         providers.register(in: &router, scheduler: scheduler)
     }
 
-    /// Recovers in-flight deliveries and timers, then starts the providers (SMPP binds), the scheduler,
-    /// the relay and housekeeping. Recovery comes first: an SMSC sends the receipts it kept for us as soon
-    /// as we bind, and a receipt recorded before its delivery is back in memory would only reach the event
-    /// log, leaving the delivery waiting for a report forever. (SMS that recovery resubmits wait for a bind.)
+    /// Starts recovery of in-flight deliveries and timers, the providers (SMPP binds), the scheduler, the relay and
+    /// housekeeping, and returns at once: the deliveries load in the background (``Scheduler/loadRecovered(pageSize:)``)
+    /// while new messages are accepted. A receipt, report or fallback request for a delivery not loaded yet waits
+    /// for it (an SMSC sends the receipts it kept for us as soon as we bind), and no timer fires before its deadline.
     func start() async throws {
-        let report = try await scheduler.recover()
+        try await scheduler.beginRecovery()
         providers.start()
-        logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
-                                             "timersArmed": .int(Int64(report.timersArmed)),
-                                             "timersOverdue": .int(Int64(report.timersOverdue)),
-                                             "pushesResent": .int(Int64(report.pushesResent)),
-                                             "smsResent": .int(Int64(report.smsResent))])
         let scheduler = scheduler, relay = relay, store = store, logger = logger
+        let started = ContinuousClock.now
+        tasks.add(Task {
+            do {
+                let report = try await scheduler.loadRecovered()
+                let elapsed = started.duration(to: .now)
+                logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
+                                                     "timersArmed": .int(Int64(report.timersArmed)),
+                                                     "timersOverdue": .int(Int64(report.timersOverdue)),
+                                                     "pushesResent": .int(Int64(report.pushesResent)),
+                                                     "smsResent": .int(Int64(report.smsResent)),
+                                                     "commandsHeld": .int(Int64(report.commandsHeld)),
+                                                     "milliseconds": .int(elapsed.components.seconds * 1_000
+                                                                          + elapsed.components.attoseconds / 1_000_000_000_000_000)])
+            } catch {
+                logger.info("recovery stopped", ["error": .string("\(error)")])  // cancelled at shutdown
+            }
+        })
         let retention = configuration.gateway.idempotencyRetention
         tasks.add(Task { await scheduler.run() })
         tasks.add(Task { await relay.run() })

@@ -177,7 +177,11 @@ final class GatedLookupStore: DeliveryStore {
         try await inner.appendLateEvents(events, at: at)
     }
 
-    func loadInFlight() async throws -> [StoredDelivery] { try await inner.loadInFlight() }
+    func inFlightHorizon() async throws -> DeliveryKey? { try await inner.inFlightHorizon() }
+
+    func loadInFlight(after: DeliveryKey?, limit: Int) async throws -> [StoredDelivery] {
+        try await inner.loadInFlight(after: after, limit: limit)
+    }
 
     func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey? {
         let answer = try await inner.deliveryKey(smsProvider: provider, reference: reference)

@@ -28,6 +28,9 @@ final class InMemoryDeliveryStore: DeliveryStore {
     let state = Mutex(State())
     let sharedLog: OrderLog?
 
+    /// Pages ``loadInFlight(after:limit:)`` may serve; a test can hold recovery between pages.
+    let pages = PageTurnstile()
+
     init(sharedLog: OrderLog? = nil) { self.sharedLog = sharedLog }
 
     struct InjectedFailure: Error {}
@@ -109,11 +112,17 @@ final class InMemoryDeliveryStore: DeliveryStore {
         }
     }
 
-    func loadInFlight() async throws -> [StoredDelivery] {
-        state.withLock { state in
-            state.rows.filter { !$0.value.delivery.isFinal }.sorted { $0.key < $1.key }.map {
-                StoredDelivery(key: $0.key, msisdn: $0.value.msisdn, content: $0.value.content, delivery: $0.value.delivery)
-            }
+    func inFlightHorizon() async throws -> DeliveryKey? {
+        state.withLock { state in state.rows.filter { !$0.value.delivery.isFinal }.keys.max() }
+    }
+
+    func loadInFlight(after: DeliveryKey?, limit: Int) async throws -> [StoredDelivery] {
+        await pages.pass()
+        return state.withLock { state in
+            state.rows.filter { row in !row.value.delivery.isFinal && after.map { row.key > $0 } ?? true }
+                .sorted { $0.key < $1.key }.prefix(limit).map {
+                    StoredDelivery(key: $0.key, msisdn: $0.value.msisdn, content: $0.value.content, delivery: $0.value.delivery)
+                }
         }
     }
 
@@ -129,3 +138,33 @@ extension Array {
     }
 }
 
+
+/// Lets a limited number of callers through, then makes the rest wait until more are allowed (unlimited by default).
+actor PageTurnstile {
+    private var allowed: Int?
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// From now on, `count` callers pass; later ones wait.
+    func limit(to count: Int) { allowed = count }
+
+    /// `count` more callers may pass (waiting ones first).
+    func allow(_ count: Int) {
+        allowed = (allowed ?? 0) + count
+        while let remaining = allowed, remaining > 0, !waiting.isEmpty {
+            allowed = remaining - 1
+            waiting.removeFirst().resume()
+        }
+    }
+
+    /// Callers currently waiting.
+    var waitingCount: Int { waiting.count }
+
+    func pass() async {
+        guard let remaining = allowed else { return }
+        if remaining > 0 {
+            allowed = remaining - 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
