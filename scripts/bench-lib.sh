@@ -25,3 +25,21 @@ wrk_summary() {
 record() {
   printf '%s=%s\n' "$1" "$2" >> "$work/results.env"
 }
+
+# The in-flight push benchmarks' helpers (scripts/bench-memory.sh, scripts/bench-recovery.sh); they use `url`, `db`,
+# `token`, `key` and `server` as set by the caller.
+# send FIRST COUNT: Default pushes to numbers FIRST..FIRST+COUNT-1, 1,000 per request, 2 senders; every one 200.
+send() { python3 "$(dirname "${BASH_SOURCE[0]}")/bench-send-pushes.py" "$url" "$token" "$key" "$1" "$2"; }
+accepted() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'pushAccepted'"; }
+# await_accepted EXPECTED: waits (≤ 5 min) until EXPECTED pushes were accepted, then 2 s more; fails if they never are.
+await_accepted() {
+  local seen=0
+  for _ in $(seq 1 1500); do
+    seen=$(accepted)
+    [ "$seen" -ge "$1" ] && { sleep 2; return 0; }
+    sleep 0.2
+  done
+  echo "   only $seen of $1 pushes accepted after 5 minutes"; return 1
+}
+rss() { curl -fsS "$url/metrics" | awk '$1 == "process_resident_memory_bytes" {printf "%.0f", $2}'; }
+vmrss() { awk '/^VmRSS/ {print $2 * 1024}' "/proc/$server/status"; }

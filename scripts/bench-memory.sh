@@ -34,51 +34,15 @@ start_server "$bin" "$work/memory.json" "$work/memory"
 trap 'kill "$server" 2>/dev/null || true' EXIT
 curl -fsS "$url/healthz" > /dev/null
 
-# send FIRST COUNT: Default pushes to numbers FIRST..FIRST+COUNT-1, 1,000 per request, 2 senders; every one 200.
-send() {
-  python3 - "$url" "$token" "$key" "$1" "$2" <<'PY'
-import http.client, json, sys, threading, urllib.parse
-url, token, key, first, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-host = urllib.parse.urlsplit(url)
-def body(start):
-    return json.dumps({"messages": {"authentication": {"producttoken": token}, "msg": [
-        {"from": "Bench", "to": [{"number": "+316%08d" % i} for i in range(start, start + 1000)],
-         "body": {"content": "Your parcel arrives tomorrow between 10:00 and 12:00"}, "appKey": key,
-         "appMessageType": "Default", "allowedChannels": ["Push"], "reference": "memory"}]}})
-starts = list(range(first, first + count, 1000))
-def sender(mine):
-    connection = http.client.HTTPConnection(host.hostname, host.port, timeout=120)
-    for start in mine:
-        connection.request("POST", "/v1.0/message", body(start), {"Content-Type": "application/json"})
-        response = connection.getresponse(); response.read()
-        assert response.status == 200, response.status
-threads = [threading.Thread(target=sender, args=(starts[i::2],)) for i in range(2)]
-for t in threads: t.start()
-for t in threads: t.join()
-PY
-}
-accepted() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'pushAccepted'"; }
-# settle EXPECTED: waits (≤ 5 min) until EXPECTED pushes were accepted, then 2 s more; fails if they never are.
-settle() {
-  local seen=0
-  for _ in $(seq 1 1500); do
-    seen=$(accepted)
-    [ "$seen" -ge "$1" ] && { sleep 2; return 0; }
-    sleep 0.2
-  done
-  echo "   only $seen of $1 pushes accepted after 5 minutes"; return 1
-}
-rss() { curl -fsS "$url/metrics" | awk '$1 == "process_resident_memory_bytes" {printf "%.0f", $2}'; }
-vmrss() { awk '/^VmRSS/ {print $2 * 1024}' "/proc/$server/status"; }
 disk() { local total=0 f; for f in "$db" "$db-wal"; do [ -f "$f" ] && total=$((total + $(stat -c %s "$f"))); done; echo "$total"; }
 
-send 1 "$warmup"; settle "$warmup"
+send 1 "$warmup"; await_accepted "$warmup"
 idle=$(rss); idle_vm=$(vmrss); disk0=$(disk)
 last_warmup=$(sqlite3 "$db" "SELECT max(id) FROM deliveries")
 start=$(date +%s.%N)
-send $((warmup + 1)) $((n / 2)); settle $((warmup + n / 2))
+send $((warmup + 1)) $((n / 2)); await_accepted $((warmup + n / 2))
 half=$(rss); disk1=$(disk)
-send $((warmup + n / 2 + 1)) $((n / 2)); settle $((warmup + n))
+send $((warmup + n / 2 + 1)) $((n / 2)); await_accepted $((warmup + n))
 seconds=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
 full=$(rss); full_vm=$(vmrss); disk2=$(disk)
 in_flight=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE id > $last_warmup AND final = 0")

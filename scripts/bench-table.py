@@ -30,7 +30,7 @@ R = load(sys.argv[1])
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
 SECTION = {"healthz": "healthz", "single": "gateway", "bulk": "gateway", "receipts": "receipts",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
-           "smpp1": "providers", "memory": "memory"}
+           "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
 
 def get(key):
@@ -191,6 +191,19 @@ row("6 RSS per in-flight delivery", memory_measured,
     lambda: f"SQLite db + WAL {grouped(num('memory_disk_bytes_per_delivery'))} B/delivery; idle RSS {mib(num('memory_idle_rss'))}",
     lambda: "no target set by earlier issues; reported")
 
+# 6b. recovery after kill -9
+def recovery_measured():
+    return (f"listening {get('recovery_listen_s')} s, new message accepted {get('recovery_accept_s')} s, "
+            f"{grouped(num('recovery_in_flight'))} back in memory {get('recovery_full_s')} s; RSS "
+            f"{mib(num('recovery_rss_before'))} → {mib(num('recovery_rss_after'))} "
+            f"({num('recovery_rss_after') / num('recovery_rss_before') * 100 - 100:+.1f}%)")
+
+
+row("6b start-up after kill -9, 1M in flight", recovery_measured,
+    lambda: f"plain SELECT of the same rows: {get('recovery_select_s')} s",
+    lambda: (f"accept ≤ 2 s [{verdict(num('recovery_accept_s') <= 2)}], loaded ≤ 5 s [{verdict(num('recovery_full_s') <= 5)}], "
+             f"RSS ≤ +10% [{verdict(num('recovery_rss_after') <= num('recovery_rss_before') * 1.1)}]"))
+
 # 7. SMPP
 row("7 SMPP submits/s, window 50",
     lambda: f"{grouped(num('smpp50_per_s'))} submits/s ({grouped(num('smpp50_submitted'))} accepted"
@@ -216,7 +229,7 @@ def conditions():
         return " / ".join(fields[:3]) + " ms" if len(fields) >= 3 else "n/a"
 
     loads = ", ".join(f"{name} {R[f'load_{name}']}" for name in
-                      ("healthz", "gateway", "receipts", "store", "timers", "providers", "memory") if f"load_{name}" in R)
+                      ("healthz", "gateway", "receipts", "store", "timers", "providers", "memory", "recovery") if f"load_{name}" in R)
     return [
         f"machine: {value('cores')} cores ({value('cpu')}), {value('memory')} RAM, {value('kernel')}; load generators "
         "and protocol peers run on the same machine and share its cores",

@@ -7,6 +7,7 @@
 #  (3) the timer wheel beside a binary heap (tandem bench timers)
 #  (4)–(5) APNs and SMPP providers against loopback peers (scripts/bench-providers.sh)
 #  (6) resident memory per in-flight delivery (scripts/bench-memory.sh)
+#  (7) start-up after kill -9 with 1M deliveries in flight (scripts/bench-recovery.sh)
 # A section that fails is reported and the next one runs; its figures show as "n/a" in the table. Before the first
 # section and after each HTTP section, `settle` removes the finished database and waits for the kernel's writeback.
 set -euo pipefail
@@ -110,6 +111,10 @@ echo
 section providers env PYTHON="${PYTHON:-.venv/bin/python}" "$scripts/bench-providers.sh" "$bin" "$work"
 echo
 section memory "$scripts/bench-memory.sh" "$bin" "$work" "${MEMORY_DELIVERIES:-200000}"
+settle "$work/memory.sqlite" "$work/memory.sqlite-wal" "$work/memory.sqlite-shm"
+echo
+section recovery "$scripts/bench-recovery.sh" "$bin" "$work" "${RECOVERY_DELIVERIES:-1000000}"
+settle "$work/recovery.sqlite" "$work/recovery.sqlite-wal" "$work/recovery.sqlite-shm"
 record load_end "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 python3 "$scripts/bench-table.py" "$work/results.env"
