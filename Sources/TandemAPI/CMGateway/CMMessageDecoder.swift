@@ -69,8 +69,7 @@ enum CMMessageDecoder {
         guard let value else { throw CMMessageError(code: .invalidFrom, details: "from is required") }
         guard case .string(let text) = value else { throw .field("from must be a string, got \(value.kindDescription)") }
         guard let sender = CMSender(text) else {
-            throw CMMessageError(code: .invalidFrom, details: "from \"\(text)\" must be 1–11 letters, digits or spaces "
-                + "with at least one letter, or a number of at most 16 digits")
+            throw CMMessageError(code: .invalidFrom, details: "from \"\(text)\" " + CMSender.rule)
         }
         return sender
     }
