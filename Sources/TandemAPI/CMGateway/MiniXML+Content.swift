@@ -41,8 +41,6 @@ extension MiniXML.Parser {
                 text.append(0x0A)
                 index += 1
                 if !atEnd, bytes[index] == 0x0A { index += 1 }
-            } else if byte < 0x20, byte != 0x09, byte != 0x0A {
-                throw failure("control character in the text of <\(element.name)>")
             } else {
                 // A run of ordinary bytes goes in with one copy.
                 let run = index
@@ -53,9 +51,9 @@ extension MiniXML.Parser {
         }
     }
 
-    /// A byte of text that needs no handling of its own: not `<`, `&`, CR or another control character.
+    /// A byte of text that needs no handling of its own: not `<`, `&` or CR.
     static func isPlainTextByte(_ byte: UInt8) -> Bool {
-        byte >= 0x20 ? byte != UInt8(ascii: "<") && byte != UInt8(ascii: "&") : byte == 0x09 || byte == 0x0A
+        byte != UInt8(ascii: "<") && byte != UInt8(ascii: "&") && byte != 0x0D
     }
 
     mutating func appendCDATA(to text: inout [UInt8]) throws(MiniXML.SyntaxError) {

@@ -13,6 +13,11 @@
 /// comments and processing instructions around it; nesting is at most `maximumDepth`, which also bounds the
 /// parser's recursion; line ends in text are normalised to `\n` as XML specifies.
 ///
+/// Left to the caller: C0 control characters other than tab, LF and CR in text and CDATA are kept, not
+/// refused, although XML 1.0 does not allow them, so that the caller can say which field is at fault (CM's
+/// codec refuses them: 304 in a message body, 202 anywhere else). In attribute values they are refused here,
+/// and a character reference to one (`&#1;`) is refused as XML 1.0 says.
+///
 /// Bounded work: every byte is looked at a constant number of times, so a parse takes time linear in the
 /// input whatever its shape (attribute names are checked for repeats through a `Set`, never by a scan). A
 /// document with more than `maximumNodes` elements and attributes together, an element with more than
