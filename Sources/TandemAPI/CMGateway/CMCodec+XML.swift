@@ -9,7 +9,8 @@ extension CMCodec {
     /// `RICHCONTENT` is ignored (JSON only), as is CM's `CHANNEL` element. Refused with 202: anything
     /// `MiniXML` refuses (DTDs, entities, bad nesting, non-UTF-8), a root other than `MESSAGES`, stray text
     /// in `MESSAGES`, `AUTHENTICATION` or `MSG`, a control character (C0 other than tab, LF, CR) in any text
-    /// outside `BODY`; with 203: no `MSG`. In `BODY` a control character is the message's 304, as in JSON and GET.
+    /// outside `BODY`; with 203: no `MSG`, or more than `maximumMessages`. In `BODY` a control character is
+    /// the message's 304, as in JSON and GET.
     public static func decodeXML(_ bytes: [UInt8]) throws(CMRequestError) -> CMSubmission {
         let root: MiniXML.Element
         do {
@@ -33,6 +34,7 @@ extension CMCodec {
         }
         let messages = root.elements.filter { ASCIICase.equal($0.name, "MSG") }
         guard !messages.isEmpty else { throw .messageArray("the request has no MSG element") }
+        try requireAtMostMaximumMessages(messages.count)
         var entries: [CMMessageEntry] = []
         for (index, message) in messages.enumerated() {
             try requireNoText(in: message)
