@@ -10,7 +10,8 @@ import TandemCore
 ///
 /// Why that set: CM documents `from` as "max 11 alphanumeric" and clients send `.`, `-` and `&`; an
 /// alphanumeric sender travels as 7-bit GSM in the SMS header, so the basic set is what a phone can show
-/// without an escape (the extension characters `{}[]~\^|€` take two septets and operators drop them). The
+/// without an escape (the extension characters `{}[]~\^|€` take two septets each, so "11 characters" would
+/// no longer mean 11 septets, and SMSCs differ on whether they take them in an address at all). The
 /// Greek capitals are left out because they are the only basic characters outside ISO 8859-1, the form in
 /// which the SMPP sender passes `source_addr` to an SMSC.
 /// Not accepted: decomposed accents (`e` + U+0301; send the precomposed `é`), anything outside the set.
