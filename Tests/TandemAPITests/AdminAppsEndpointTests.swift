@@ -6,13 +6,6 @@ import TandemHTTP
 import TandemStore
 @testable import TandemAPI
 
-/// Log lines collected from a `Logger` sink.
-private final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: String { lines.withLock { $0.joined() } }
-}
-
 @Suite("Admin apps endpoint")
 struct AdminAppsEndpointTests {
     static let token = "s3same-admin-token"

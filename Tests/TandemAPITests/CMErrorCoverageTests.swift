@@ -11,7 +11,7 @@ struct CMErrorCoverageTests {
     @Test("JSON", arguments: [
         ("{", Outcome.request(.malformedRequest)),
         (#"{"messages":{"msg":[]}}"#, .request(.messageArrayIncorrect)),
-        (jsonRequest(#""from":"a.b","to":["0031612345678"],"body":"x""#), .message(.invalidFrom)),
+        (jsonRequest(#""from":"a[b]","to":["0031612345678"],"body":"x""#), .message(.invalidFrom)),
         (jsonRequest(#""from":"A","to":[],"body":"x""#), .message(.invalidTo)),
         (jsonRequest(#""from":"A","to":["12345"],"body":"x""#), .recipient(.invalidMSISDN)),
         (jsonRequest(#""from":"A","to":["0031612345678"],"body":{"content":""}"#), .message(.invalidBody)),
@@ -25,7 +25,7 @@ struct CMErrorCoverageTests {
     @Test("XML", arguments: [
         ("<MESSAGES>", Outcome.request(.malformedRequest)),
         ("<MESSAGES/>", .request(.messageArrayIncorrect)),
-        ("<MESSAGES><MSG><FROM>a.b</FROM><TO>0031612345678</TO><BODY>x</BODY></MSG></MESSAGES>", .message(.invalidFrom)),
+        ("<MESSAGES><MSG><FROM>a[b]</FROM><TO>0031612345678</TO><BODY>x</BODY></MSG></MESSAGES>", .message(.invalidFrom)),
         ("<MESSAGES><MSG><FROM>A</FROM><BODY>x</BODY></MSG></MESSAGES>", .message(.invalidTo)),
         ("<MESSAGES><MSG><FROM>A</FROM><TO>12345</TO><BODY>x</BODY></MSG></MESSAGES>", .recipient(.invalidMSISDN)),
         ("<MESSAGES><MSG><FROM>A</FROM><TO>0031612345678</TO><BODY/></MSG></MESSAGES>", .message(.invalidBody)),
@@ -40,7 +40,7 @@ struct CMErrorCoverageTests {
     @Test("GET", arguments: [
         ([("producttoken", "a"), ("PRODUCTTOKEN", "b"), ("body", "x")], Outcome.request(.malformedRequest)),
         ([("producttoken", "a")], .request(.messageArrayIncorrect)),
-        ([("from", "a.b"), ("to", "0031612345678"), ("body", "x")], .message(.invalidFrom)),
+        ([("from", "a[b]"), ("to", "0031612345678"), ("body", "x")], .message(.invalidFrom)),
         ([("from", "A"), ("body", "x")], .message(.invalidTo)),
         ([("from", "A"), ("to", "12345"), ("body", "x")], .recipient(.invalidMSISDN)),
         ([("from", "A"), ("to", "0031612345678")], .message(.invalidBody)),

@@ -12,14 +12,18 @@ final class CapturingPinSender: PinSender, VoiceCaller {
     private let state = Mutex<(sms: [PinMessage], calls: [PinMessage], failing: Bool)>(([], [], false))
 
     func sendPIN(_ message: PinMessage) async throws(PinDeliveryError) {
-        guard !state.withLock({ $0.failing }) else { throw PinDeliveryError("SMSC unavailable") }
+        guard !state.withLock({ $0.failing }) else { throw PinDeliveryError(Self.smsFailure) }
         state.withLock { $0.sms.append(message) }
     }
 
     func callPIN(_ message: PinMessage) async throws(PinDeliveryError) {
-        guard !state.withLock({ $0.failing }) else { throw PinDeliveryError("voice platform unavailable") }
+        guard !state.withLock({ $0.failing }) else { throw PinDeliveryError(Self.voiceFailure) }
         state.withLock { $0.calls.append(message) }
     }
+
+    /// What a failing provider says: the wording of Kannel's sender and the voice webhook over libcurl.
+    static let smsFailure = "Kannel unreachable: Failed to connect to 127.0.0.1 port 18670 after 0 ms: Couldn't connect to server"
+    static let voiceFailure = "voice webhook unreachable: Failed to connect to 127.0.0.1 port 18671 after 0 ms: Couldn't connect to server"
 
     var sms: [PinMessage] { state.withLock { $0.sms } }
     var calls: [PinMessage] { state.withLock { $0.calls } }
@@ -34,6 +38,8 @@ final class DeviceAPIHarness: Sendable {
 
     let gateway: GatewayHarness
     let pins = CapturingPinSender()
+    /// The service's log lines, as written.
+    let log = LogLines()
     let service: DeviceAPIService
     let router: HTTPRouter
 
@@ -45,7 +51,8 @@ final class DeviceAPIHarness: Sendable {
         let clock = gateway.clock
         service = DeviceAPIService(registry: gateway.store, directory: gateway.store, scheduler: gateway.scheduler,
                                    pinSender: pins, voiceCaller: pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
-                                   now: { clock.now() }, configuration: api)
+                                   now: { clock.now() }, configuration: api,
+                                   logger: Logger(minimumLevel: .debug, now: { 0 }, sink: log.append))
         var router = HTTPRouter()
         DeviceAPIEndpoint(service: service).register(in: &router)
         self.router = router

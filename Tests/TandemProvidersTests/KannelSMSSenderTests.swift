@@ -35,6 +35,14 @@ struct KannelSMSSenderTests {
             + "%26reply%3D%25A%26time%3D%25T%26to%3D%25p%26token%3Dtok-1")
     }
 
+    @Test("a sender with punctuation or Latin letters goes as percent-encoded UTF-8 (Kannel's charset=UTF-8)",
+          arguments: [("ACME corp.", "ACME%20corp."), ("B&B-Zürich", "B%26B-Z%C3%BCrich"), ("@£$", "%40%C2%A3%24")])
+    func senderEncoding(sender: String, encoded: String) {
+        let query = KannelSMSSender.sendSMSQuery(settings: Self.settings(), from: sender, to: MSISDN("+31612345678")!, text: "x",
+                                                 forceUCS2: false, validity: nil, reference: nil)
+        #expect(query.contains("&from=\(encoded)&to=%2B31612345678&"))
+    }
+
     @Test("coding: GSM-7 text (extension characters included) is 0; anything else, or a forced UCS-2, is 2",
           arguments: [("Hello {name} €", false, "0"), ("Привет", false, "2"), ("Hello 😀", false, "2"), ("Hello", true, "2")])
     func coding(text: String, forceUCS2: Bool, expected: String) {

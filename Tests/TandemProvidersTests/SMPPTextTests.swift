@@ -121,6 +121,19 @@ struct SMPPTextTests {
         #expect(SMPPValidityPeriod.relative(.zero) == "")
     }
 
+    @Test("an alphanumeric source_addr goes one ISO 8859-1 octet per character and reads back the same")
+    func latin1SourceAddress() throws {
+        var message = SMPPShortMessage()
+        message.sourceTON = 5
+        message.source = "B&B-Zürich"
+        var writer = SMPPWireWriter()
+        message.encode(into: &writer)
+        // service_type "" (one NUL), TON, NPI, then the address and its NUL.
+        #expect(Array(writer.bytes[3..<14]) == [0x42, 0x26, 0x42, 0x2D, 0x5A, 0xFC, 0x72, 0x69, 0x63, 0x68, 0x00])
+        var reader = SMPPWireReader(writer.bytes)
+        #expect(try SMPPShortMessage.decode(from: &reader).source == "B&B-Zürich")
+    }
+
     @Test("senders: alphanumeric TON 5 NPI 0, numbers TON 1 NPI 1 without + or 00, overrides win")
     func senders() throws {
         #expect(try SMPPAddress.source("Acme") == SMPPAddress(ton: 5, npi: 0, address: "Acme"))
@@ -131,7 +144,12 @@ struct SMPPTextTests {
         #expect(try SMPPAddress.source("Acme", ton: 2, npi: 9) == SMPPAddress(ton: 2, npi: 9, address: "Acme"))
         #expect(try SMPPAddress.source("") == SMPPAddress(ton: 0, npi: 0, address: ""))
         #expect(throws: SMPPAddress.SenderProblem.alphanumericTooLong(12)) { try SMPPAddress.source("TwelveLetter") }
-        #expect(throws: SMPPAddress.SenderProblem.notPrintableASCII) { try SMPPAddress.source("Café") }
+        #expect(try SMPPAddress.source("ACME corp.") == SMPPAddress(ton: 5, npi: 0, address: "ACME corp."))
+        #expect(try SMPPAddress.source("B&B-Zürich") == SMPPAddress(ton: 5, npi: 0, address: "B&B-Zürich"))
+        #expect(try SMPPAddress.source("éééééééééé¿") == SMPPAddress(ton: 5, npi: 0, address: "éééééééééé¿"))
+        #expect(throws: SMPPAddress.SenderProblem.alphanumericTooLong(12)) { try SMPPAddress.source("éééééééééééé") }
+        #expect(throws: SMPPAddress.SenderProblem.notPrintableLatin1) { try SMPPAddress.source("Ω-Shop") }
+        #expect(throws: SMPPAddress.SenderProblem.notPrintableLatin1) { try SMPPAddress.source("5€ off") }
         #expect(SMPPAddress.destination(.test) == SMPPAddress(ton: 1, npi: 1, address: "31612345678"))
     }
 }

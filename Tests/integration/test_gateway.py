@@ -189,3 +189,28 @@ def test_bulk_message_is_spooled_then_started_in_order(serve):
     assert all(r["queued"] is False and isinstance(r["updateId"], int) for r in body["recipients"])
     _, metrics, _ = http(server, "GET", "/metrics")
     assert "tandem_spool_recipients_queued 0" in metrics.decode()
+
+
+def test_hostile_xml_senders_with_punctuation_and_control_characters(serve):
+    server = serve(FAST)
+    token = create_account(server)
+    # 200,000 attributes on one element (1.6 MB, no product token): refused at the 33rd attribute.
+    bomb = "<MESSAGES" + "".join(f' a{i}=""' for i in range(200_000)) + "><MSG/></MESSAGES>"
+    status, body, _ = http(server, "POST", "/gateway.ashx", bomb)
+    assert status == 400 and body.startswith(b"Error: ERROR ") and b"has more than 32 attributes" in body, body[:200]
+    # A sender with punctuation is accepted and reaches the SMS as sent.
+    status, body, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(["0031612345678"], sender="ACME corp.",
+                                                                                        reference="acme")))
+    assert status == 200 and json.loads(body)["errorCode"] == 0, body
+    assert query(server, "SELECT sender FROM messages WHERE reference = 'acme'") == [("ACME corp.",)]
+    # A control character in a body is 304 in every form, and nothing is stored.
+    status, body, _ = http(server, "POST", "/v1.0/message", messages_request(token, msg(["0031612345678"], body="a\u0000b")))
+    assert status == 400 and [line["messageErrorCode"] for line in json.loads(body)["messages"]] == [304], body
+    xml = (f"<MESSAGES><AUTHENTICATION><PRODUCTTOKEN>{token}</PRODUCTTOKEN></AUTHENTICATION>"
+           "<MSG><FROM>Shop</FROM><TO>0031612345678</TO><BODY>a\u0001b</BODY></MSG></MESSAGES>")
+    status, body, _ = http(server, "POST", "/gateway.ashx", xml)
+    assert (status, body) == (400, b"Error: ERROR body contains the control character U+0001; "
+                                   b"only tab, line feed and carriage return are allowed"), body
+    status, body, _ = http(server, "GET", f"/gateway.ashx?producttoken={token}&body=a%07b&to=0031612345678&from=Shop")
+    assert status == 400 and b"U+0007" in body, body
+    assert query(server, "SELECT count(*) FROM messages") == [(1,)]

@@ -8,7 +8,9 @@ extension CMCodec {
     /// elements is read like a JSON object (`<BODY><CONTENT>…</CONTENT><TYPE>…</TYPE></BODY>`).
     /// `RICHCONTENT` is ignored (JSON only), as is CM's `CHANNEL` element. Refused with 202: anything
     /// `MiniXML` refuses (DTDs, entities, bad nesting, non-UTF-8), a root other than `MESSAGES`, stray text
-    /// in `MESSAGES`, `AUTHENTICATION` or `MSG`; with 203: no `MSG`.
+    /// in `MESSAGES`, `AUTHENTICATION` or `MSG`, a control character (C0 other than tab, LF, CR) in any text
+    /// outside `BODY`; with 203: no `MSG`, or more than `maximumMessages`. In `BODY` a control character is
+    /// the message's 304, as in JSON and GET.
     public static func decodeXML(_ bytes: [UInt8]) throws(CMRequestError) -> CMSubmission {
         let root: MiniXML.Element
         do {
@@ -19,6 +21,7 @@ extension CMCodec {
         guard ASCIICase.equal(root.name, "MESSAGES") else {
             throw .malformed("the root element must be MESSAGES, got \(root.name)")
         }
+        try requireNoControlCharacters(outsideBodyIn: root)
         try requireNoText(in: root)
         let authentications = root.elements.filter { ASCIICase.equal($0.name, "AUTHENTICATION") }
         guard authentications.count <= 1 else { throw .malformed("AUTHENTICATION appears more than once") }
@@ -31,12 +34,29 @@ extension CMCodec {
         }
         let messages = root.elements.filter { ASCIICase.equal($0.name, "MSG") }
         guard !messages.isEmpty else { throw .messageArray("the request has no MSG element") }
+        try requireAtMostMaximumMessages(messages.count)
         var entries: [CMMessageEntry] = []
         for (index, message) in messages.enumerated() {
             try requireNoText(in: message)
             entries.append(CMMessageDecoder.entry(members: members(of: message), index: index, format: .xml))
         }
         return CMSubmission(format: .xml, productToken: normalisedToken(productToken), messages: entries)
+    }
+
+    /// 202 for a control character in the text of `element` or below it, leaving out `BODY` elements (the
+    /// message decoder judges bodies, with 304).
+    private static func requireNoControlCharacters(outsideBodyIn element: MiniXML.Element) throws(CMRequestError) {
+        guard !ASCIICase.equal(element.name, CMField.body.wireName) else { return }
+        for child in element.children {
+            switch child {
+            case .element(let inner):
+                try requireNoControlCharacters(outsideBodyIn: inner)
+            case .text(let text):
+                if let control = CMMessageDecoder.firstControlCharacter(in: text) {
+                    throw .malformed("malformed XML: control character \(control) in the text of <\(element.name)>")
+                }
+            }
+        }
     }
 
     private static func requireNoText(in element: MiniXML.Element) throws(CMRequestError) {

@@ -5,13 +5,19 @@
 /// value of the wrong JSON type refuses that message with 305 naming the field.
 ///
 /// Whole-request failures (`CMRequestError`): 202 when the body is not well-formed JSON/XML or lacks the
-/// `messages` / `MESSAGES` envelope, 203 when `msg` is missing, empty, not an array or holds a non-object.
+/// `messages` / `MESSAGES` envelope, 203 when `msg` is missing, empty, not an array, holds a non-object or
+/// more than `maximumMessages` messages (checked before any message is decoded).
 /// Everything else is per message (`CMMessageEntry.result`) or per recipient (`CMRecipient.result`).
 ///
 /// Example: `{"messages":{"authentication":{"producttoken":"…"},"msg":[{"from":"Shop","to":[{"number":
 /// "0031612345678"},{"number":"12"}],"body":{"content":"Hi"}}]}` decodes to one message with two
 /// recipients: `+31612345678`, and `12` refused with 303.
 public enum CMCodec {
+    /// Messages in one request. A request of 2.8 million empty `{}` (8 MiB) would otherwise take seconds to
+    /// decode before its product token is even checked; 10,000 messages of up to 1,000 recipients each is
+    /// more than any body within the server's limit can carry in practice.
+    public static let maximumMessages = 10_000
+
     /// `POST /v1.0/message`: `{"messages": {"authentication": {"producttoken": …}, "msg": [ … ]}}`.
     public static func decodeJSON(_ bytes: [UInt8]) throws(CMRequestError) -> CMSubmission {
         let root: JSONValue
@@ -41,6 +47,7 @@ public enum CMCodec {
         }
         guard case .array(let elements) = msg else { throw .messageArray("msg must be an array, got \(msg.kindDescription)") }
         guard !elements.isEmpty else { throw .messageArray("the msg array is empty") }
+        try requireAtMostMaximumMessages(elements.count)
         var entries: [CMMessageEntry] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -50,6 +57,13 @@ public enum CMCodec {
             entries.append(CMMessageDecoder.entry(members: members, index: index, format: .json))
         }
         return CMSubmission(format: .json, productToken: normalisedToken(productToken), messages: entries)
+    }
+
+    /// 203 for more than `maximumMessages` messages.
+    static func requireAtMostMaximumMessages(_ count: Int) throws(CMRequestError) {
+        guard count <= maximumMessages else {
+            throw .messageArray("the request has \(count) messages; at most \(maximumMessages) are allowed per request")
+        }
     }
 
     /// The one value for `name` (any casing) in an envelope object; 202 when it is given twice.

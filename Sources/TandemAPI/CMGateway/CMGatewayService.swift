@@ -77,6 +77,7 @@ public final class CMGatewayService: Sendable {
     let configuration: Configuration
     let logger: Logger
     private let gate = IdempotencyGate()
+    private let decodingLane = CMBodyDecodingLane()
 
     public init(directory: any SenderDirectory, ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
                 policies: PolicySet, authenticator: ProductTokenAuthenticator, now: @escaping @Sendable () -> Timestamp,
@@ -92,16 +93,26 @@ public final class CMGatewayService: Sendable {
         self.logger = logger
     }
 
+    /// Decodes, authenticates and processes one request. A body over 64 KiB is decoded off the cooperative
+    /// pool (``CMBodyDecodingLane``), so it cannot hold a thread the engine needs while it is read.
     public func submit(_ submission: Submission) async -> Reply {
-        let decoded: CMSubmission
-        do {
-            switch submission.format {
-            case .json: decoded = try CMCodec.decodeJSON(submission.body)
-            case .xml: decoded = try CMCodec.decodeXML(submission.body)
-            case .get: decoded = try CMCodec.decodeQuery(submission.query)
+        let result: Result<CMSubmission, CMRequestError>
+        switch submission.format {
+        case .json:
+            result = await decodingLane.decode(submission.body) { body in
+                Result { () throws(CMRequestError) in try CMCodec.decodeJSON(body) }
             }
-        } catch {
-            return failure(error, format: submission.format)
+        case .xml:
+            result = await decodingLane.decode(submission.body) { body in
+                Result { () throws(CMRequestError) in try CMCodec.decodeXML(body) }
+            }
+        case .get:
+            result = Result { () throws(CMRequestError) in try CMCodec.decodeQuery(submission.query) }
+        }
+        let decoded: CMSubmission
+        switch result {
+        case .success(let submission): decoded = submission
+        case .failure(let error): return failure(error, format: submission.format)
         }
         let account: Account
         switch authenticate(decoded.productToken ?? submission.headerToken) {

@@ -69,8 +69,7 @@ enum CMMessageDecoder {
         guard let value else { throw CMMessageError(code: .invalidFrom, details: "from is required") }
         guard case .string(let text) = value else { throw .field("from must be a string, got \(value.kindDescription)") }
         guard let sender = CMSender(text) else {
-            throw CMMessageError(code: .invalidFrom, details: "from \"\(text)\" must be 1–11 letters, digits or spaces "
-                + "with at least one letter, or a number of at most 16 digits")
+            throw CMMessageError(code: .invalidFrom, details: "from \"\(text)\" " + CMSender.rule)
         }
         return sender
     }
@@ -136,8 +135,25 @@ enum CMMessageDecoder {
 
     // MARK: body
 
-    /// `{"content": …, "type": …}`, or plain text (XML and query forms, and lenient JSON).
+    /// `{"content": …, "type": …}`, or plain text (XML and query forms, and lenient JSON). The same rule for
+    /// every form: a C0 control character other than tab, LF and CR → 304.
     private static func body(_ value: JSONValue?) throws(CMMessageError) -> (String, CMBodyType) {
+        let (content, type) = try bodyFields(value)
+        if let control = firstControlCharacter(in: content) {
+            throw CMMessageError(code: .invalidBody, details: "body contains the control character \(control); "
+                + "only tab, line feed and carriage return are allowed")
+        }
+        return (content, type)
+    }
+
+    /// The first C0 control character other than tab, LF and CR, written `U+0000`; nil when there is none.
+    static func firstControlCharacter(in text: String) -> String? {
+        guard let byte = text.utf8.first(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return nil }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+
+    private static func bodyFields(_ value: JSONValue?) throws(CMMessageError) -> (String, CMBodyType) {
         switch value {
         case nil:
             throw CMMessageError(code: .invalidBody, details: "body is required")

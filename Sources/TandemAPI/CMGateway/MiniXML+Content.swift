@@ -41,13 +41,19 @@ extension MiniXML.Parser {
                 text.append(0x0A)
                 index += 1
                 if !atEnd, bytes[index] == 0x0A { index += 1 }
-            } else if byte < 0x20, byte != 0x09, byte != 0x0A {
-                throw failure("control character in the text of <\(element.name)>")
             } else {
-                text.append(byte)
+                // A run of ordinary bytes goes in with one copy.
+                let run = index
                 index += 1
+                while index < bytes.count, Self.isPlainTextByte(bytes[index]) { index += 1 }
+                text.append(contentsOf: bytes[run..<index])
             }
         }
+    }
+
+    /// A byte of text that needs no handling of its own: not `<`, `&` or CR.
+    static func isPlainTextByte(_ byte: UInt8) -> Bool {
+        byte != UInt8(ascii: "<") && byte != UInt8(ascii: "&") && byte != 0x0D
     }
 
     mutating func appendCDATA(to text: inout [UInt8]) throws(MiniXML.SyntaxError) {
@@ -69,35 +75,69 @@ extension MiniXML.Parser {
         throw MiniXML.SyntaxError(offset: start, problem: "unterminated CDATA section")
     }
 
-    /// `&lt; &gt; &amp; &quot; &apos; &#NNN; &#xHHH;` at the index; anything else is refused.
+    /// `&lt; &gt; &amp; &quot; &apos; &#NNN; &#xHHH;` at the index; anything else is refused. Looks at most
+    /// 16 bytes ahead, and allocates only for the text of an error.
     mutating func appendReference(to text: inout [UInt8]) throws(MiniXML.SyntaxError) {
         let start = index
-        guard let semicolon = bytes[index...].prefix(16).firstIndex(of: UInt8(ascii: ";")) else {
+        var semicolon = index + 1
+        while semicolon < min(index + 16, bytes.count), bytes[semicolon] != UInt8(ascii: ";") { semicolon += 1 }
+        guard semicolon < min(index + 16, bytes.count) else {
             throw failure("'&' must start an entity reference such as &amp;")
         }
-        let body = Array(bytes[(index + 1)..<semicolon])
-        let name = String(decoding: body, as: UTF8.self)
-        switch name {
-        case "lt": text.append(UInt8(ascii: "<"))
-        case "gt": text.append(UInt8(ascii: ">"))
-        case "amp": text.append(UInt8(ascii: "&"))
-        case "quot": text.append(UInt8(ascii: "\""))
-        case "apos": text.append(UInt8(ascii: "'"))
-        default:
+        let body = bytes[(index + 1)..<semicolon]
+        if let predefined = Self.predefinedEntity(body) {
+            text.append(predefined)
+        } else {
             guard body.first == UInt8(ascii: "#") else {
                 throw MiniXML.SyntaxError(offset: start, problem:
-                    "undefined entity &\(name); (only &lt; &gt; &amp; &quot; &apos; and &#…; are accepted)")
+                    "undefined entity &\(String(decoding: body, as: UTF8.self)); (only &lt; &gt; &amp; &quot; &apos; and &#…; are accepted)")
             }
-            let hex = body.count > 1 && body[1] == UInt8(ascii: "x")
-            let digits = String(decoding: body.dropFirst(hex ? 2 : 1), as: UTF8.self)
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }),
-                  let value = UInt32(digits, radix: hex ? 16 : 10),
-                  let scalar = Unicode.Scalar(value), Self.isXMLChar(value) else {
-                throw MiniXML.SyntaxError(offset: start, problem: "invalid character reference &\(name);")
+            let hex = body.count > 1 && body[body.startIndex + 1] == UInt8(ascii: "x")
+            let digits = body.dropFirst(hex ? 2 : 1)
+            var value: UInt32 = 0
+            var valid = !digits.isEmpty
+            for digit in digits where valid {
+                guard let digitValue = Self.digitValue(digit, hex: hex) else { valid = false; break }
+                value = value &* (hex ? 16 : 10) &+ digitValue  // at most 13 digits: checked against 0x10FFFF below
+                if value > 0x10FFFF { valid = false }
+            }
+            guard valid, let scalar = Unicode.Scalar(value), Self.isXMLChar(value) else {
+                throw MiniXML.SyntaxError(offset: start, problem:
+                    "invalid character reference &\(String(decoding: body, as: UTF8.self));")
             }
             UTF8.encode(scalar) { text.append($0) }
         }
         index = semicolon + 1
+    }
+
+    /// The byte for `lt gt amp quot apos`; nil for any other name (including other casings).
+    static func predefinedEntity(_ name: ArraySlice<UInt8>) -> UInt8? {
+        let i = name.startIndex
+        switch name.count {
+        case 2 where name[i + 1] == UInt8(ascii: "t"):
+            if name[i] == UInt8(ascii: "l") { return UInt8(ascii: "<") }
+            if name[i] == UInt8(ascii: "g") { return UInt8(ascii: ">") }
+            return nil
+        case 3:
+            return name[i] == UInt8(ascii: "a") && name[i + 1] == UInt8(ascii: "m") && name[i + 2] == UInt8(ascii: "p")
+                ? UInt8(ascii: "&") : nil
+        case 4:
+            if name.elementsEqual("quot".utf8) { return UInt8(ascii: "\"") }
+            if name.elementsEqual("apos".utf8) { return UInt8(ascii: "'") }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// A decimal digit's value, or with `hex` a hexadecimal digit's (either case); nil for anything else.
+    static func digitValue(_ byte: UInt8, hex: Bool) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
     }
 
     /// XML 1.0 `Char`: tab, LF, CR, and U+0020 and above except surrogates, U+FFFE and U+FFFF.

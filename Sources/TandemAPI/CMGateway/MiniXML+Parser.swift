@@ -11,14 +11,20 @@ extension MiniXML {
     struct Parser {
         let bytes: [UInt8]
         var index = 0
+        /// Elements and attributes read so far, against `MiniXML.maximumNodes`.
+        var nodeCount = 0
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         func failure(_ problem: String) -> SyntaxError { SyntaxError(offset: index, problem: problem) }
 
-        func starts(with text: String) -> Bool {
-            let pattern = Array(text.utf8)
-            return index + pattern.count <= bytes.count && bytes[index..<index + pattern.count].elementsEqual(pattern)
+        /// Whether the input continues with `text` at the index; allocates nothing.
+        func starts(with text: StaticString) -> Bool {
+            text.withUTF8Buffer { pattern in
+                guard index + pattern.count <= bytes.count else { return false }
+                for offset in 0..<pattern.count where bytes[index + offset] != pattern[offset] { return false }
+                return true
+            }
         }
 
         var atEnd: Bool { index >= bytes.count }
@@ -32,7 +38,7 @@ extension MiniXML {
         // MARK: Document
 
         mutating func parseDocument() throws(SyntaxError) -> Element {
-            if starts(with: "\u{FEFF}") { index += 3 }
+            if starts(with: "\u{FEFF}") { index += 3 }  // the byte order mark, EF BB BF
             skipWhitespace()  // strictly an error before a declaration; harmless, and some clients send it
             if starts(with: "<?xml"), index + 5 < bytes.count, Self.isSpace(bytes[index + 5]) || bytes[index + 5] == UInt8(ascii: "?") {
                 try skipProcessingInstruction(allowDeclaration: true)
@@ -94,8 +100,10 @@ extension MiniXML {
         mutating func skipProcessingInstruction(allowDeclaration: Bool) throws(SyntaxError) {
             let start = index
             index += 2
-            let target = try parseName()
-            if !allowDeclaration, target.lowercased() == "xml" {
+            let targetStart = index
+            try skipName()
+            let target = bytes[targetStart..<index]
+            if !allowDeclaration, target.count == 3, target.elementsEqual("xml".utf8, by: { $0 | 0x20 == $1 }) {
                 index = start
                 throw failure("an XML declaration is only allowed at the start of the document")
             }
@@ -122,9 +130,19 @@ extension MiniXML {
 
         mutating func parseName() throws(SyntaxError) -> String {
             let start = index
+            try skipName()
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+
+        /// Moves past a name of at most `MiniXML.maximumNameLength` bytes.
+        mutating func skipName() throws(SyntaxError) {
+            let start = index
             guard index < bytes.count, Self.isNameStart(bytes[index]) else { throw failure("expected a name") }
             while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
+            guard index - start <= MiniXML.maximumNameLength else {
+                index = start
+                throw failure("a name is longer than \(MiniXML.maximumNameLength) bytes")
+            }
         }
 
         /// An element starting at its `<`; the index ends after its end tag.
@@ -132,10 +150,12 @@ extension MiniXML {
             guard depth <= MiniXML.maximumDepth else {
                 throw failure("elements are nested deeper than \(MiniXML.maximumDepth) levels")
             }
+            try countNode()
             let start = index
             index += 1
             let name = try parseName()
             var element = Element(name: name, attributes: [], children: [])
+            var attributeNames = Set<String>()
             while true {
                 let hadSpace = index < bytes.count && Self.isSpace(bytes[index])
                 skipWhitespace()
@@ -149,14 +169,26 @@ extension MiniXML {
                     break
                 }
                 guard hadSpace else { throw failure("expected whitespace, '>' or '/>' in <\(name)>") }
+                guard element.attributes.count < MiniXML.maximumAttributes else {
+                    throw failure("<\(name)> has more than \(MiniXML.maximumAttributes) attributes")
+                }
+                try countNode()
                 let attribute = try parseAttribute()
-                if element.attributes.contains(where: { $0.name == attribute.name }) {
+                guard attributeNames.insert(attribute.name).inserted else {
                     throw failure("attribute \(attribute.name) appears twice in <\(name)>")
                 }
                 element.attributes.append(attribute)
             }
             try parseContent(of: &element, depth: depth, start: start)
             return element
+        }
+
+        /// One more element or attribute; refused past `MiniXML.maximumNodes`.
+        mutating func countNode() throws(SyntaxError) {
+            nodeCount += 1
+            guard nodeCount <= MiniXML.maximumNodes else {
+                throw failure("the document has more than \(MiniXML.maximumNodes) elements and attributes")
+            }
         }
 
         mutating func parseAttribute() throws(SyntaxError) -> Attribute {

@@ -172,7 +172,8 @@ extension DeviceAPIService {
     }
 
     /// Sends the PIN a step asked for. The registration is already stored: a PIN that could not be sent
-    /// is answered with 502, and asking again resends the same PIN.
+    /// is answered with 502, and asking again resends the same PIN. The client hears which provider failed,
+    /// in its terms; the provider's own words (addresses, ports, libcurl's messages) go to the log only.
     private func perform(_ effect: VerificationEffect, caller: Caller) async throws(Refusal) {
         let length = configuration.verification.pinLength
         let language = UserAgent.language(caller.userAgent)
@@ -185,7 +186,7 @@ extension DeviceAPIService {
                 try await pinSender.sendPIN(message)
             } catch {
                 logger.error("PIN SMS not sent", ["msisdn": .msisdn(challenge.msisdn), "error": .string(error.reason)])
-                throw Refusal(.badGateway, "the PIN could not be sent (\(error.reason)); request it again")
+                throw Refusal(.badGateway, "the PIN could not be sent: the SMS provider is unavailable; try again later")
             }
             logger.info("PIN sent by SMS", ["msisdn": .msisdn(challenge.msisdn), "app": .string(caller.app.key.text)])
         case .call(let challenge):
@@ -194,7 +195,8 @@ extension DeviceAPIService {
                 try await voiceCaller.callPIN(message)
             } catch {
                 logger.error("PIN voice call not placed", ["msisdn": .msisdn(challenge.msisdn), "error": .string(error.reason)])
-                throw Refusal(.badGateway, "the voice call could not be placed (\(error.reason)); request it again")
+                throw Refusal(.badGateway, "the voice call could not be placed: the voice call provider is unavailable; "
+                    + "try again later")
             }
             logger.info("PIN sent by voice call", ["msisdn": .msisdn(challenge.msisdn), "app": .string(caller.app.key.text)])
         }

@@ -15,15 +15,16 @@ struct SMPPAddress: Sendable, Hashable {
     enum SenderProblem: Error, Sendable, Hashable, CustomStringConvertible {
         /// Alphanumeric senders carry at most 11 characters (TS 23.040's 11-septet limit).
         case alphanumericTooLong(Int)
-        /// Alphanumeric senders are printable ASCII here (what every SMSC accepts in `source_addr`).
-        case notPrintableASCII
+        /// Alphanumeric senders are printable ISO 8859-1 here: `source_addr` carries one octet per
+        /// character, which covers every GSM 03.38 basic character a CM sender may use.
+        case notPrintableLatin1
         /// Numeric senders carry at most 20 digits (`source_addr` is 21 octets with its NUL).
         case numberTooLong(Int)
 
         var description: String {
             switch self {
             case .alphanumericTooLong(let count): "alphanumeric sender has \(count) characters; at most 11 fit"
-            case .notPrintableASCII: "alphanumeric sender must be printable ASCII"
+            case .notPrintableLatin1: "alphanumeric sender must be printable ISO 8859-1 (one octet per character)"
             case .numberTooLong(let count): "numeric sender has \(count) digits; at most 20 fit"
             }
         }
@@ -35,7 +36,10 @@ struct SMPPAddress: Sendable, Hashable {
     }
 
     /// The sender: digits (after an optional `+` or `00`, which are dropped) become an international
-    /// number (TON 1, NPI 1); anything else is alphanumeric (TON 5, NPI 0). `ton` and `npi`, when given
+    /// number (TON 1, NPI 1); anything else is alphanumeric (TON 5, NPI 0), at most 11 characters of
+    /// printable ISO 8859-1, written one octet per character (`ACME corp.`, `Zürich`: `ü` is 0xFC). The SMSC
+    /// turns them into the GSM 7-bit address of the SMS; SMPP 3.4 leaves `source_addr`'s character set to it,
+    /// and ISO 8859-1 is the common reading (ASCII, which every SMSC takes, is the same in it). `ton` and `npi`, when given
     /// (`SMPPClient.Settings.sourceTON`/`sourceNPI`), replace the chosen values. An empty sender is sent
     /// empty with TON 0, NPI 0: the SMSC fills in the account's default.
     ///
@@ -48,8 +52,11 @@ struct SMPPAddress: Sendable, Hashable {
             guard digits.count <= 20 else { throw .numberTooLong(digits.count) }
             chosen = SMPPAddress(ton: international, npi: isdn, address: digits)
         } else {
-            guard sender.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { throw .notPrintableASCII }
-            guard sender.utf8.count <= 11 else { throw .alphanumericTooLong(sender.utf8.count) }
+            guard sender.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) || (0xA0...0xFF).contains($0.value) }) else {
+                throw .notPrintableLatin1
+            }
+            let count = sender.unicodeScalars.count
+            guard count <= 11 else { throw .alphanumericTooLong(count) }
             chosen = SMPPAddress(ton: alphanumeric, npi: unknownPlan, address: sender)
         }
         return SMPPAddress(ton: ton ?? chosen.ton, npi: npi ?? chosen.npi, address: chosen.address)

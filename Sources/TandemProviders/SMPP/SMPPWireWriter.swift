@@ -18,10 +18,13 @@ struct SMPPWireWriter {
         bytes.append(UInt8(value & 0xFF))
     }
 
-    /// The string's UTF-8 octets and a NUL. Callers check lengths and characters beforehand: SMPP
-    /// C-octet strings are ASCII, and a NUL inside `text` would end the field early.
+    /// The string as ISO 8859-1 octets (one per character, as `SMPPWireReader.cString` reads them back)
+    /// and a NUL. ASCII text is unchanged; a character above U+00FF, which has no octet, is written as `?`.
+    /// Callers check lengths and characters beforehand: a NUL inside `text` would end the field early.
     mutating func cString(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        for scalar in text.unicodeScalars {
+            bytes.append(scalar.value <= 0xFF ? UInt8(scalar.value) : UInt8(ascii: "?"))
+        }
         bytes.append(0)
     }
 
