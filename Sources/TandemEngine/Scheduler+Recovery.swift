@@ -16,68 +16,77 @@ extension Scheduler {
     }
 
     /// Deliveries stored in flight when recovery began and not loaded yet: the keys in
-    /// `loadedThrough + 1 ... horizon` (keys of deliveries created later are greater than `horizon`).
+    /// `max(first, loadedThrough + 1) ... horizon` (keys of deliveries created later are greater than `horizon`).
     struct RecoveryProgress {
+        let first: DeliveryKey
         let horizon: DeliveryKey
         var loadedThrough: DeliveryKey?
 
         func isPending(_ key: DeliveryKey) -> Bool {
-            key <= horizon && loadedThrough.map { key > $0 } ?? true
+            key >= first && key <= horizon && loadedThrough.map { key > $0 } ?? true
         }
     }
 
     /// Rebuilds every in-flight delivery and the wheel from the store before returning (``beginRecovery()``, then
-    /// ``loadRecovered(pageSize:)``). A server uses the two steps to serve while the deliveries load.
+    /// ``loadRecovered(pageKeys:readsInFlight:)``). A server uses the two steps to serve while the deliveries load.
     @discardableResult
-    public func recover(pageSize: Int = 20_000) async throws -> RecoveryReport {
+    public func recover(pageKeys: Int64 = 10_000) async throws -> RecoveryReport {
         try await beginRecovery()
-        return try await loadRecovered(pageSize: pageSize)
+        return try await loadRecovered(pageKeys: pageKeys)
     }
 
-    /// Notes which stored deliveries are in flight (their greatest key), so that commands for them wait until
-    /// they are loaded. Quick (one indexed read); call before serving, then ``loadRecovered(pageSize:)`` — the
-    /// scheduler accepts new deliveries and runs its timers meanwhile.
+    /// Notes which stored deliveries are in flight (their range of keys), so that commands for them wait until they
+    /// are loaded. Quick (one indexed read); call before serving, then ``loadRecovered(pageKeys:readsInFlight:)`` —
+    /// the scheduler accepts new deliveries and runs its timers meanwhile.
     public func beginRecovery() async throws {
         _ = wheel.advance(to: tick(containing: clock.now()))  // the wheel is empty: this only moves its clock
-        guard let horizon = try await store.inFlightHorizon() else { return }
-        recovery = RecoveryProgress(horizon: horizon, loadedThrough: nil)
+        guard let keys = try await store.inFlightKeys() else { return }
+        recovery = RecoveryProgress(first: keys.lowerBound, horizon: keys.upperBound, loadedThrough: nil)
     }
 
-    /// Loads the deliveries ``beginRecovery()`` found, page by page in key order, each page read (and decoded) off
-    /// the actor while the previous one is installed. Installing a delivery re-arms its stored deadlines (one
-    /// already passed fires at once: never early), and asks again for work that was asked for but whose result
-    /// was never stored: an SMS in `awaitingSMSSubmit` is submitted again, and a push is re-sent to the devices
-    /// with neither a verdict nor a receipt (the one window for duplicates: a crash after the provider accepted
-    /// and before Tandem stored it). Commands held for a page's deliveries then run, in arrival order, before
-    /// any later command for them.
+    /// Loads the deliveries ``beginRecovery()`` found, in pages of `pageKeys` consecutive keys, in key order:
+    /// `readsInFlight` pages are read (and decoded, by the store, off the cooperative pool) at once while the ones
+    /// before them are installed. Installing a delivery re-arms its stored deadlines (one already passed fires at once:
+    /// never early), and asks again for work that was asked for but whose result was never stored: an SMS in
+    /// `awaitingSMSSubmit` is submitted again, and a push is re-sent to the devices with neither a verdict nor a
+    /// receipt (the one window for duplicates: a crash after the provider accepted and before Tandem stored it).
+    /// Commands held for a page's deliveries then run, in arrival order, before any later command for them.
     ///
-    /// A page that cannot be read is tried again (with a pause that grows to 5 s): the held commands wait, none
-    /// is dropped. Not guaranteed: how long a command for a delivery in a late page waits (the load's duration).
+    /// A page that cannot be read is read again (after a pause that grows to 5 s): the held commands wait, none is
+    /// dropped. Not guaranteed: how long a command for a delivery in a late page waits (up to the load's duration).
     @discardableResult
-    public func loadRecovered(pageSize: Int = 20_000) async throws -> RecoveryReport {
+    public func loadRecovered(pageKeys: Int64 = 10_000, readsInFlight: Int = 2) async throws -> RecoveryReport {
         let store = self.store
         var report = RecoveryReport()
-        guard let horizon = recovery?.horizon else { return report }
-        var next: Task<[StoredDelivery], any Error>? = Task { try await store.loadInFlight(after: nil, limit: pageSize) }
+        guard let progress = recovery else { return report }
+        let pageKeys = max(1, pageKeys)
+        var nextFirst = progress.first.rawValue
+        var reading: [(keys: ClosedRange<DeliveryKey>, task: Task<[StoredDelivery], any Error>)] = []
+        func read(_ keys: ClosedRange<DeliveryKey>) -> Task<[StoredDelivery], any Error> {
+            Task { try await store.loadInFlight(in: keys) }
+        }
         var pause = Duration.milliseconds(100)
-        while let reading = next {
+        while true {
+            while reading.count < max(1, readsInFlight), nextFirst <= progress.horizon.rawValue {
+                let last = min(progress.horizon.rawValue, nextFirst + pageKeys - 1)
+                let keys = DeliveryKey(nextFirst)...DeliveryKey(last)
+                reading.append((keys, read(keys)))
+                nextFirst = last + 1
+            }
+            guard let (keys, task) = reading.first else { break }
             let page: [StoredDelivery]
             do {
-                page = try await reading.value
+                page = try await task.value
             } catch {
                 logger.error("recovery: reading in-flight deliveries failed; trying again", ["error": .string("\(error)")])
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(5))
-                let after = recovery?.loadedThrough
-                next = Task { try await store.loadInFlight(after: after, limit: pageSize) }
+                reading[0].task = read(keys)
                 continue
             }
             pause = .milliseconds(100)
-            let last = page.last?.key
-            let done = page.count < pageSize || (last.map { $0 >= horizon } ?? true)
-            // The next page is read while this one is installed.
-            next = done ? nil : Task { try await store.loadInFlight(after: last, limit: pageSize) }
-            install(page.lazy.filter { $0.key <= horizon }, throughKey: done ? horizon : (last ?? horizon), into: &report)
+            reading.removeFirst()
+            install(page, throughKey: keys.upperBound, into: &report)
         }
         logger.info("scheduler recovered", ["deliveries": .int(Int64(report.deliveries)), "timersOverdue": .int(Int64(report.timersOverdue)),
                                             "pushesResent": .int(Int64(report.pushesResent)), "smsResent": .int(Int64(report.smsResent)),
@@ -91,7 +100,7 @@ extension Scheduler {
     /// Deliveries found in flight at start-up that are not loaded yet (an upper bound: keys, not rows).
     public var deliveriesAwaitingRecovery: Int {
         guard let recovery else { return 0 }
-        return Int(recovery.horizon.rawValue - (recovery.loadedThrough?.rawValue ?? 0))
+        return Int(recovery.horizon.rawValue - (recovery.loadedThrough?.rawValue ?? recovery.first.rawValue - 1))
     }
 
     /// Waits until the delivery with `key` is loaded, if recovery has not reached it yet.
@@ -113,7 +122,7 @@ extension Scheduler {
     }
 
     /// Puts one page's deliveries in the table and the wheel, then releases what waited for keys up to `throughKey`.
-    private func install(_ page: some Sequence<StoredDelivery>, throughKey: DeliveryKey, into report: inout RecoveryReport) {
+    private func install(_ page: [StoredDelivery], throughKey: DeliveryKey, into report: inout RecoveryReport) {
         let now = clock.now()
         var work: [Dispatcher.Work] = []
         for item in page {

@@ -263,7 +263,7 @@ public actor Scheduler {
     }
 
     /// Appends `command` to the waiting queue (``prepareQueued()`` takes it from there) — or holds it while it names a
-    /// delivery that recovery has not loaded yet (``loadRecovered(pageSize:)`` releases it, in order).
+    /// delivery that recovery has not loaded yet (``loadRecovered(pageKeys:readsInFlight:)`` releases it, in order).
     func add(_ command: Command) {
         if recovery != nil, let pending = pendingKey(of: command) {
             held.append((pending, command))

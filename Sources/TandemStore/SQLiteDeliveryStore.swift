@@ -7,7 +7,7 @@ import TandemCore
 ///   job: one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
 ///   or none do, and the outcome is known only after the COMMIT that holds them. A chain is marked broken on
 ///   the writer thread, before any later job runs.
-/// - ``loadInFlight(after:limit:)`` reads through a pooled reader and sees every commit that has returned.
+/// - ``loadInFlight(in:)`` reads through a pooled reader and sees every commit that has returned.
 ///
 /// Snapshots are encoded on the caller's task (once each) before the job is queued; the writer thread
 /// only binds values. Errors are ``StoreError``; a change or late event naming a key with no delivery
@@ -94,36 +94,46 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
-    /// The greatest key of a delivery with `final = 0`; nil when there is none.
-    public func inFlightHorizon() async throws(StoreError) -> DeliveryKey? {
-        try store.read { (db: Connection) throws(StoreError) -> DeliveryKey? in
-            try db.scalar("SELECT max(id) FROM deliveries WHERE final = 0", as: Int64?.self).flatMap { $0 }.map { DeliveryKey($0) }
+    /// The least and greatest keys of deliveries with `final = 0`; nil when there are none.
+    public func inFlightKeys() async throws(StoreError) -> ClosedRange<DeliveryKey>? {
+        try store.read { (db: Connection) throws(StoreError) -> ClosedRange<DeliveryKey>? in
+            guard let row = try db.queryFirst("SELECT min(id) AS low, max(id) AS high FROM deliveries WHERE final = 0"),
+                  let low = try row.get("low", as: Int64?.self), let high = try row.get("high", as: Int64?.self) else { return nil }
+            return DeliveryKey(low)...DeliveryKey(high)
         }
     }
 
-    /// Up to `limit` deliveries with `final = 0` and a key greater than `after` (all from the first when nil), ordered
-    /// by key, each with its recipient, its message's content and its decoded snapshot. Deliveries of one message
-    /// share one ``MessageContent`` (its strings are read once per message and page, not once per recipient).
+    /// The deliveries with `final = 0` and keys in `keys`, ordered by key, each with its recipient, its message's
+    /// content and its decoded snapshot. Deliveries of one message share one ``MessageContent`` (its strings are
+    /// read once per message and call, not once per recipient).
     ///
-    /// Runs the query on the calling thread through a pooled reader (blocking while every reader is lent
-    /// out) — meant for start-up. Not guaranteed: a consistent cut across pages (each is one statement, hence one
-    /// snapshot; a delivery that became final between two pages is simply not in the later one).
+    /// Runs on a thread of its own (a Dispatch worker), not in Swift's cooperative pool, so that start-up's reads
+    /// leave that pool to the requests being served meanwhile; through a pooled reader, so several calls run at
+    /// once. Not guaranteed: a consistent cut across calls (each is one statement, hence one snapshot; a delivery
+    /// that became final between two calls is simply not in the later one).
     /// - Throws: ``StoreError/decoding(column:message:)`` when a row cannot be turned back into values
     ///   (a snapshot missing — written before migration 2 — or undecodable, a malformed GUID or MSISDN).
-    public func loadInFlight(after: DeliveryKey?, limit: Int) async throws(StoreError) -> [StoredDelivery] {
+    public func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws(StoreError) -> [StoredDelivery] {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[StoredDelivery], StoreError>, Never>) in
+            DispatchQueue.global().async { [store] in
+                continuation.resume(returning: Result { () throws(StoreError) in try Self.read(keys, from: store) })
+            }
+        }
+        return try result.get()
+    }
+
+    private static func read(_ keys: ClosedRange<DeliveryKey>, from store: Store) throws(StoreError) -> [StoredDelivery] {
         try store.read { (db: Connection) throws(StoreError) -> [StoredDelivery] in
             let decoder = store.policies.decoder()
             var stored: [StoredDelivery] = []
-            stored.reserveCapacity(limit)
             var contents: [Int64: MessageContent] = [:]
             try db.forEach("""
                 SELECT d.id AS delivery_key, d.msisdn, d.snapshot, d.message_id AS message_row, m.message_id, m.sender,
                        m.body, m.reference, m.dcs, p.app_key
                 FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-                WHERE d.final = 0 AND d.id > ?
+                WHERE d.final = 0 AND d.id BETWEEN ? AND ?
                 ORDER BY d.id
-                LIMIT ?
-                """, [.integer(after?.rawValue ?? 0), .integer(Int64(limit))]) { (row: Row) throws(StoreError) in
+                """, [.integer(keys.lowerBound.rawValue), .integer(keys.upperBound.rawValue)]) { (row: Row) throws(StoreError) in
                 let messageRow = try row.get("message_row", as: Int64.self)
                 let content: MessageContent
                 if let known = contents[messageRow] {

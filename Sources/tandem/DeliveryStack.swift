@@ -73,7 +73,7 @@ final class DeliveryStack: Sendable {
     }
 
     /// Starts recovery of in-flight deliveries and timers, the providers (SMPP binds), the scheduler, the relay and
-    /// housekeeping, and returns at once: the deliveries load in the background (``Scheduler/loadRecovered(pageSize:)``)
+    /// housekeeping, and returns at once: the deliveries load in the background (``Scheduler/loadRecovered(pageKeys:readsInFlight:)``)
     /// while new messages are accepted. A receipt, report or fallback request for a delivery not loaded yet waits
     /// for it (an SMSC sends the receipts it kept for us as soon as we bind), and no timer fires before its deadline.
     func start() async throws {

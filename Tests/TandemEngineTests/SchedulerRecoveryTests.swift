@@ -22,10 +22,10 @@ struct SchedulerRecoveryTests {
         let (store, keys) = try await Self.crashedStore()
         let second = H(store: store)
         second.clock.advance(to: SchedulerTests.at(10))
-        await store.pages.limit(to: 1)  // the first page (one delivery) loads; the next waits
+        await store.pages.limit(to: 1)  // the first page (one delivery) loads; the next two wait
         try await second.scheduler.beginRecovery()
-        let loading = Task { try await second.scheduler.loadRecovered(pageSize: 1) }
-        #expect(await eventually { await store.pages.waitingCount == 1 })
+        let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
+        #expect(await eventually { await store.pages.waitingCount == 2 })  // read after the first was installed
         #expect(await second.scheduler.delivery(for: keys[0]) != nil)
         #expect(await second.scheduler.delivery(for: keys[2]) == nil)
 
@@ -60,8 +60,8 @@ struct SchedulerRecoveryTests {
         second.clock.advance(to: SchedulerTests.at(31))  // every 30 s window has passed
         await store.pages.limit(to: 1)
         try await second.scheduler.beginRecovery()
-        let loading = Task { try await second.scheduler.loadRecovered(pageSize: 1) }
-        #expect(await eventually { await store.pages.waitingCount == 1 })
+        let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
+        #expect(await eventually { await store.pages.waitingCount == 2 })
         try await second.advance(to: 31)
         #expect(second.sms.sent.map(\.key) == [keys[0]])  // only the loaded one
         await store.pages.allow(10)
@@ -78,7 +78,7 @@ struct SchedulerRecoveryTests {
         let second = H(store: store)
         await store.pages.limit(to: 0)
         try await second.scheduler.beginRecovery()
-        let loading = Task { try await second.scheduler.loadRecovered(pageSize: 1) }
+        let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
         let request = Task { try await second.scheduler.requestManualFallback(for: otp) }
         #expect(await eventually { await second.scheduler.loadWaiters.count == 1 })
         await store.pages.allow(10)

@@ -177,11 +177,9 @@ final class GatedLookupStore: DeliveryStore {
         try await inner.appendLateEvents(events, at: at)
     }
 
-    func inFlightHorizon() async throws -> DeliveryKey? { try await inner.inFlightHorizon() }
+    func inFlightKeys() async throws -> ClosedRange<DeliveryKey>? { try await inner.inFlightKeys() }
 
-    func loadInFlight(after: DeliveryKey?, limit: Int) async throws -> [StoredDelivery] {
-        try await inner.loadInFlight(after: after, limit: limit)
-    }
+    func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery] { try await inner.loadInFlight(in: keys) }
 
     func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey? {
         let answer = try await inner.deliveryKey(smsProvider: provider, reference: reference)

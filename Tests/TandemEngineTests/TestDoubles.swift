@@ -28,7 +28,7 @@ final class InMemoryDeliveryStore: DeliveryStore {
     let state = Mutex(State())
     let sharedLog: OrderLog?
 
-    /// Pages ``loadInFlight(after:limit:)`` may serve; a test can hold recovery between pages.
+    /// Pages ``loadInFlight(in:)`` may serve; a test can hold recovery between pages.
     let pages = PageTurnstile()
 
     init(sharedLog: OrderLog? = nil) { self.sharedLog = sharedLog }
@@ -112,17 +112,20 @@ final class InMemoryDeliveryStore: DeliveryStore {
         }
     }
 
-    func inFlightHorizon() async throws -> DeliveryKey? {
-        state.withLock { state in state.rows.filter { !$0.value.delivery.isFinal }.keys.max() }
+    func inFlightKeys() async throws -> ClosedRange<DeliveryKey>? {
+        state.withLock { state in
+            let keys = state.rows.filter { !$0.value.delivery.isFinal }.keys
+            guard let low = keys.min(), let high = keys.max() else { return nil }
+            return low...high
+        }
     }
 
-    func loadInFlight(after: DeliveryKey?, limit: Int) async throws -> [StoredDelivery] {
+    func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery] {
         await pages.pass()
         return state.withLock { state in
-            state.rows.filter { row in !row.value.delivery.isFinal && after.map { row.key > $0 } ?? true }
-                .sorted { $0.key < $1.key }.prefix(limit).map {
-                    StoredDelivery(key: $0.key, msisdn: $0.value.msisdn, content: $0.value.content, delivery: $0.value.delivery)
-                }
+            state.rows.filter { !$0.value.delivery.isFinal && keys.contains($0.key) }.sorted { $0.key < $1.key }.map {
+                StoredDelivery(key: $0.key, msisdn: $0.value.msisdn, content: $0.value.content, delivery: $0.value.delivery)
+            }
         }
     }
 

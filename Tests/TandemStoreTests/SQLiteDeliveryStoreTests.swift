@@ -115,11 +115,11 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 
-    @Test("in-flight deliveries load page by page in key order up to the horizon; final ones are skipped")
+    @Test("in-flight deliveries load by ranges of keys, in key order; final ones are skipped")
     func pagedLoad() async throws {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
-            #expect(try await deliveries.inFlightHorizon() == nil)
+            #expect(try await deliveries.inFlightKeys() == nil)
             let shared = try Fixture.content(7, reference: "batch")
             let records = try (1...5).map { n in try Fixture.pushed(to: [Fixture.device(n)], msisdn: Fixture.msisdn(n), content: shared) }
             let keys = try await deliveries.commit(inserts: records, changes: [])
@@ -127,12 +127,12 @@ struct SQLiteDeliveryStoreTests {
             var second = records[1].delivery
             _ = try await deliveries.commit(inserts: [], changes: [Fixture.change(&second, key: keys[1], .readReported(try Fixture.device(2)),
                                                                                  at: Fixture.t0 + .seconds(1))])
-            #expect(try await deliveries.inFlightHorizon() == keys[4])
-            let first = try await deliveries.loadInFlight(after: nil, limit: 2)
+            #expect(try await deliveries.inFlightKeys() == keys[0]...keys[4])
+            let first = try await deliveries.loadInFlight(in: keys[0]...keys[2])
             #expect(first.map(\.key) == [keys[0], keys[2]])
-            let next = try await deliveries.loadInFlight(after: first.last?.key, limit: 2)
+            let next = try await deliveries.loadInFlight(in: keys[3]...keys[4])
             #expect(next.map(\.key) == [keys[3], keys[4]])
-            #expect(try await deliveries.loadInFlight(after: next.last?.key, limit: 2).isEmpty)
+            #expect(try await deliveries.loadInFlight(in: keys[1]...keys[1]).isEmpty)
             #expect((first + next).allSatisfy { $0.content == shared })
             #expect((first + next).map(\.delivery) == [records[0], records[2], records[3], records[4]].map(\.delivery))
             #expect(try await deliveries.loadInFlight().map(\.key) == [keys[0], keys[2], keys[3], keys[4]])

@@ -21,24 +21,20 @@ public protocol DeliveryStore: Sendable {
     /// The delivery an SMS part id (``SMSSubmission/references``) was recorded for, final or not; nil if none.
     func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey?
 
-    /// The greatest key of a delivery that is not final; nil when there is none. Keys of deliveries created
-    /// later are greater.
-    func inFlightHorizon() async throws -> DeliveryKey?
+    /// The least and greatest keys of deliveries that are not final; nil when there are none. Keys of deliveries
+    /// created later are greater.
+    func inFlightKeys() async throws -> ClosedRange<DeliveryKey>?
 
-    /// Up to `limit` deliveries that are not final and have a key greater than `after` (from the first when nil),
-    /// in key order, with what the dispatcher needs to resume them.
-    func loadInFlight(after: DeliveryKey?, limit: Int) async throws -> [StoredDelivery]
+    /// The deliveries that are not final with keys in `keys`, in key order, with what the dispatcher needs to
+    /// resume them. Several calls may run at once.
+    func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery]
 }
 
 extension DeliveryStore {
-    /// Every delivery that is not final, page by page, in key order.
-    public func loadInFlight(pageSize: Int = 20_000) async throws -> [StoredDelivery] {
-        var all: [StoredDelivery] = []
-        while true {
-            let page = try await loadInFlight(after: all.last?.key, limit: pageSize)
-            all += page
-            if page.count < pageSize { return all }
-        }
+    /// Every delivery that is not final, in key order.
+    public func loadInFlight() async throws -> [StoredDelivery] {
+        guard let keys = try await inFlightKeys() else { return [] }
+        return try await loadInFlight(in: keys)
     }
 
     /// Stores `requests`, inserts and changes deliveries in one transaction, on a chain of its own, and
