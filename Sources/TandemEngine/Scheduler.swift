@@ -28,9 +28,9 @@ public actor Scheduler {
         public var smsReportGrace: Duration = .seconds(10)
         /// How long a submitted SMS still waits for its final report after its validity ended (each new
         /// delivery's `Delivery.smsReportWait`); with none by then it ends Failed (`smsReportMissing`).
-        public var smsReportWait: Duration = .seconds(3_600)
+        public var smsReportWait: Duration = Delivery.defaultSMSReportWait
         public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0, smsReportGrace: Duration = .seconds(10),
-                    smsReportWait: Duration = .seconds(3_600)) {
+                    smsReportWait: Duration = Delivery.defaultSMSReportWait) {
             self.tick = tick
             self.expectedTimers = expectedTimers
             self.smsReportGrace = smsReportGrace

@@ -3,7 +3,7 @@ import Synchronization
 import TandemCore
 
 /// Writes a `Delivery`'s snapshot JSON by hand: the shape its `Codable` conformance reads back (the same keys
-/// and value encodings, less the flags that are false, an empty timer table and a zero `smsReportWait`, which the
+/// and value encodings, less the flags that are false, an empty timer table and the default `smsReportWait`, which the
 /// decoder takes for missing — about a sixth of a one-device push's snapshot), at a fraction of `JSONEncoder`'s cost on the hot path.
 /// The parts that rarely vary between deliveries — the policy, the SMS validity — are encoded once with
 /// `JSONEncoder` and reused for the life of the writer (one per store, so across commits; at most
@@ -95,7 +95,7 @@ final class SnapshotWriter: Sendable {
             Self.appendStrings(delivered, to: &out)
         }
         if delivery.smsRequested { out.append(literal: ",\"smsRequested\":true") }
-        if delivery.smsReportWait != .zero {
+        if delivery.smsReportWait != Delivery.defaultSMSReportWait {
             out.append(literal: ",\"smsReportWait\":")
             out.append(contentsOf: try cached(delivery.smsReportWait))
         }

@@ -22,7 +22,7 @@ struct DeliveryTests {
         .sms(SMSRoute(reason: reason, policy: policies[type]))
     }
 
-    var d = Delivery(smsValidity: .seconds(3_600))
+    var d = Delivery(smsValidity: .seconds(3_600), smsReportWait: .zero)
 
     // MARK: Rule 1 — Default: push; SMS only when the push cannot be delivered; no timer-based fallback.
 
@@ -252,7 +252,7 @@ struct DeliveryTests {
         #expect(delivery == final)
     }
 
-    @Test("the report wait survives a snapshot round trip; a snapshot without it reads as no wait")
+    @Test("the report wait survives a snapshot round trip; a snapshot without it reads with the default wait")
     func reportWaitSnapshot() throws {
         var delivery = Self.waitingSMS()
         let data = try JSONEncoder().encode(delivery)
@@ -263,9 +263,9 @@ struct DeliveryTests {
         var object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
         object["smsReportWait"] = nil
         var older = try JSONDecoder().decode(Delivery.self, from: JSONSerialization.data(withJSONObject: object))
-        #expect(older.smsReportWait == .zero)
+        #expect(older.smsReportWait == Delivery.defaultSMSReportWait && Delivery.defaultSMSReportWait == .seconds(3_600))
         #expect(older.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
-                == [.schedule(.smsValidity, at: Self.at(3_601)), .record(.accepted)])
+                == [.schedule(.smsValidity, at: Self.at(7_201)), .record(.accepted)])
     }
 
     @Test("an SMS the SMSC refuses outright is Failed")

@@ -46,7 +46,7 @@ struct SnapshotWriterTests {
         }
     }
 
-    @Test("an SMS report wait is written and read back; a zero wait is left out")
+    @Test("an SMS report wait is written and read back; the default wait is left out")
     func reportWait() throws {
         let writer = SnapshotWriter()
         let route = RoutingDecision.sms(SMSRoute(reason: .noAppKey, policy: Fixture.critical))
@@ -58,9 +58,13 @@ struct SnapshotWriterTests {
         #expect(copy == waiting && copy.smsReportWait == .seconds(600))
         #expect(copy.handle(.smsSubmitted(SMSSubmission(provider: "k", references: ["1"])), now: Fixture.t0).first
                 == .schedule(.smsValidity, at: Fixture.t0 + .seconds(660)))
-        var none = Delivery(smsValidity: .seconds(60))
-        _ = none.handle(.routed(route), now: Fixture.t0)
-        #expect(!(try writer.write(none)).contains("smsReportWait"))
+        var byDefault = Delivery(smsValidity: .seconds(60))
+        _ = byDefault.handle(.routed(route), now: Fixture.t0)
+        let short = try writer.write(byDefault)
+        #expect(!short.contains("smsReportWait"), "\(short)")
+        #expect(try JSONDecoder().decode(Delivery.self, from: Data(short.utf8)).smsReportWait == .seconds(3_600))
+        let zero = Delivery(smsValidity: .seconds(60), smsReportWait: .zero)
+        #expect(try JSONDecoder().decode(Delivery.self, from: Data(writer.write(zero).utf8)) == zero)
     }
 
     @Test("flags that are false and an empty timer table are left out; snapshots that spell them out read the same")

@@ -8,7 +8,7 @@ extension Configuration {
         /// How long a submitted SMS still waits for its final report after its validity ended; with none by
         /// then it ends Failed (`smsReportMissing`). Covers an SMSC's own "expired" report, Kannel's validity
         /// rounded up to whole minutes, and DLRs Kannel retries after Tandem was down.
-        public var smsReportWait: Duration = .seconds(3_600)
+        public var smsReportWait: Duration = Delivery.defaultSMSReportWait
         public init() {}
     }
 

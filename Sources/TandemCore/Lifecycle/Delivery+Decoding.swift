@@ -1,12 +1,14 @@
-/// Decoding a delivery's snapshot. A flag that is false, a table that is empty, and an `smsReportWait` of zero
+/// Decoding a delivery's snapshot. A flag that is false, a table that is empty, and the default `smsReportWait`
 /// may be left out: the store's snapshot writer omits them, and the snapshots written before it did (and
-/// `JSONEncoder`'s, which spell them out) read back the same. Snapshots from before `smsReportWait` existed
-/// read as zero: their SMS waits for its report until the end of its validity, as it did then.
+/// `JSONEncoder`'s, which spell them out) read back the same. Snapshots from before `smsReportWait` existed read
+/// with the default: an SMS they submit later waits that long after its validity; one already submitted keeps
+/// the deadline in its timer table.
 extension Delivery {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(smsValidity: try container.decode(Duration.self, forKey: .smsValidity),
-                  smsReportWait: try container.decodeIfPresent(Duration.self, forKey: .smsReportWait) ?? .zero)
+                  smsReportWait: try container.decodeIfPresent(Duration.self, forKey: .smsReportWait)
+                      ?? Delivery.defaultSMSReportWait)
         state = try container.decode(State.self, forKey: .state)
         status = try container.decode(DeliveryStatus.self, forKey: .status)
         resolution = try container.decodeIfPresent(Resolution.self, forKey: .resolution)

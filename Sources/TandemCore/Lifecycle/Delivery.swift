@@ -83,7 +83,12 @@ public struct Delivery: Sendable, Hashable, Codable {
     /// How long after the end of `smsValidity` a final report is still waited for (`scheduler.smsReportWait`).
     public let smsReportWait: Duration
 
-    public init(smsValidity: Duration, smsReportWait: Duration = .zero) {
+    /// `scheduler.smsReportWait`'s default, and the wait of a snapshot that names none (the snapshot writer
+    /// leaves it out; snapshots from before the wait existed get it too, and had not armed an SMS timer yet
+    /// unless it is in their timer table, which keeps its deadline).
+    public static let defaultSMSReportWait: Duration = .seconds(3_600)
+
+    public init(smsValidity: Duration, smsReportWait: Duration = Delivery.defaultSMSReportWait) {
         self.smsValidity = smsValidity
         self.smsReportWait = smsReportWait
     }
