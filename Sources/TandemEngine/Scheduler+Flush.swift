@@ -191,7 +191,7 @@ extension Scheduler {
                 if !request.isEmpty { requests.append(request) }
                 let first = started.count
                 for new in news {
-                    var delivery = Delivery(smsValidity: new.smsValidity)
+                    var delivery = Delivery(smsValidity: new.smsValidity, smsReportWait: smsReportWait)
                     let event = new.start
                     let actions = delivery.handle(event, now: now)
                     inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
@@ -321,6 +321,9 @@ extension Scheduler {
         indexSMSParts(of: event.key, delivery, final: delivery.isFinal)
         trackSMSSubmission(of: event.key, delivery)
         logFallback(actions, of: event.key, delivery, recipient: event.inFlight.entry)
+        if event.isTimer, delivery.resolution == .smsReportMissing {
+            logMissingReport(of: event.key, delivery, recipient: event.inFlight.entry)
+        }
         // No later batch changed it: an event for a final delivery is late.
         if delivery.isFinal { entries[event.key] = nil }
         act(actions, key: event.key, entry: Entry(key: event.key, msisdn: event.inFlight.entry.msisdn,
@@ -343,6 +346,17 @@ extension Scheduler {
         logger.info("falling back to SMS: \(why)", ["delivery": .int(key.rawValue), "cause": .string(cause.rawValue),
                                                      "message": .string(entry.content.messageID.text),
                                                      "msisdn": .msisdn(entry.msisdn)])
+    }
+
+    /// One info line when an SMS ends without its final report (as notable as a fallback, and as frequent as SMS
+    /// where no reports are asked for): with Kannel, where a DLR lost while Tandem was down shows (see the
+    /// README on smsbox's `http-request-retry`).
+    private func logMissingReport(of key: DeliveryKey, _ delivery: Delivery, recipient entry: Entry) {
+        logger.info("SMS ended without a delivery report: none came by the end of its validity and smsReportWait", [
+            "delivery": .int(key.rawValue), "provider": .string(delivery.sms?.provider ?? ""),
+            "references": .string(delivery.sms?.references.joined(separator: ",") ?? ""),
+            "message": .string(entry.content.messageID.text), "msisdn": .msisdn(entry.msisdn),
+        ])
     }
 
     /// After the commit: timers into the wheel; network actions are collected into `work` for ``dispatch(_:)``.

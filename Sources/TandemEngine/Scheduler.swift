@@ -26,10 +26,15 @@ public actor Scheduler {
         public var expectedTimers: Int = 0
         /// How long an SMS report that matches no delivery waits for the submission it may have overtaken.
         public var smsReportGrace: Duration = .seconds(10)
-        public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0, smsReportGrace: Duration = .seconds(10)) {
+        /// How long a submitted SMS still waits for its final report after its validity ended (each new
+        /// delivery's `Delivery.smsReportWait`); with none by then it ends Failed (`smsReportMissing`).
+        public var smsReportWait: Duration = Delivery.defaultSMSReportWait
+        public init(tick: Duration = .milliseconds(10), expectedTimers: Int = 0, smsReportGrace: Duration = .seconds(10),
+                    smsReportWait: Duration = Delivery.defaultSMSReportWait) {
             self.tick = tick
             self.expectedTimers = expectedTimers
             self.smsReportGrace = smsReportGrace
+            self.smsReportWait = smsReportWait
         }
     }
 
@@ -150,6 +155,7 @@ public actor Scheduler {
     /// Deliveries asked to send an SMS whose submission (or rejection) is not recorded yet.
     var smsSubmitsOutstanding: Set<DeliveryKey> = []
     let smsReportGrace: Duration
+    let smsReportWait: Duration
     /// Stored deliveries still loading at start-up (``beginRecovery()``); nil once every one is in `entries`.
     var recovery: RecoveryProgress?
     /// Commands naming a delivery recovery has not loaded yet, in arrival order, each with the greatest such key.
@@ -167,6 +173,7 @@ public actor Scheduler {
         self.tickMilliseconds = tickMilliseconds
         self.logger = logger
         self.smsReportGrace = configuration.smsReportGrace
+        self.smsReportWait = configuration.smsReportWait
         self.wheel = TimerWheel(now: Tick(UInt64(max(0, clock.now().milliseconds) / tickMilliseconds)),
                                 capacity: max(0, configuration.expectedTimers))
         // In-flight deliveries are about as many as pending timers: presized, the table never rehashes

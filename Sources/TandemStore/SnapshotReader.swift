@@ -34,7 +34,7 @@ struct SnapshotReader {
         var state: Delivery.State?, status: DeliveryStatus?, resolution: Resolution?, rejectReason: RejectReason?
         var plan: PushPlan?, routePolicy: Policy?, devices = DeviceProgressTable(), timers = TimerDeadlines()
         var smsRequested = false, smsCause: SMSCause?, sms: SMSSubmission?, smsPartsDelivered: [String]?
-        var pushTerminated = false, smsValidity: Duration?
+        var pushTerminated = false, smsValidity: Duration?, smsReportWait = Delivery.defaultSMSReportWait
         let complete = object { reader, key in
             switch key {
             case "devices": return reader.devices(into: &devices)
@@ -48,6 +48,10 @@ struct SnapshotReader {
             case "smsPartsDelivered": smsPartsDelivered = reader.strings(); return smsPartsDelivered != nil
             case "smsRequested": return reader.bool(&smsRequested)
             case "smsValidity": smsValidity = reader.duration(); return smsValidity != nil
+            case "smsReportWait":
+                guard let wait = reader.duration() else { return false }
+                smsReportWait = wait
+                return true
             case "state": state = reader.string().flatMap(Delivery.State.init(rawValue:)); return state != nil
             case "status": status = reader.string().flatMap(DeliveryStatus.init(rawValue:)); return status != nil
             case "timers": return reader.timers(into: &timers)
@@ -59,7 +63,7 @@ struct SnapshotReader {
         return Delivery(restoringState: state, status: status, resolution: resolution, rejectReason: rejectReason, plan: plan,
                         routePolicy: routePolicy, devices: devices, timers: timers, smsRequested: smsRequested,
                         smsCause: smsCause, sms: sms, smsPartsDelivered: smsPartsDelivered, pushTerminated: pushTerminated,
-                        smsValidity: smsValidity)
+                        smsValidity: smsValidity, smsReportWait: smsReportWait)
     }
 
     private mutating func devices(into table: inout DeviceProgressTable) -> Bool {

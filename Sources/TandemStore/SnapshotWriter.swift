@@ -3,8 +3,8 @@ import Synchronization
 import TandemCore
 
 /// Writes a `Delivery`'s snapshot JSON by hand: the shape its `Codable` conformance reads back (the same keys
-/// and value encodings, less the flags that are false and an empty timer table, which the decoder takes for
-/// missing — about a sixth of a one-device push's snapshot), at a fraction of `JSONEncoder`'s cost on the hot path.
+/// and value encodings, less the flags that are false, an empty timer table and the default `smsReportWait`, which the
+/// decoder takes for missing — about a sixth of a one-device push's snapshot), at a fraction of `JSONEncoder`'s cost on the hot path.
 /// The parts that rarely vary between deliveries — the policy, the SMS validity — are encoded once with
 /// `JSONEncoder` and reused for the life of the writer (one per store, so across commits; at most
 /// `cacheLimit` of each are kept, the cache starts over beyond that — validities the senders choose vary).
@@ -95,6 +95,10 @@ final class SnapshotWriter: Sendable {
             Self.appendStrings(delivered, to: &out)
         }
         if delivery.smsRequested { out.append(literal: ",\"smsRequested\":true") }
+        if delivery.smsReportWait != Delivery.defaultSMSReportWait {
+            out.append(literal: ",\"smsReportWait\":")
+            out.append(contentsOf: try cached(delivery.smsReportWait))
+        }
         out.append(literal: ",\"smsValidity\":")
         out.append(contentsOf: try cached(delivery.smsValidity))
         Self.appendField("state", delivery.state.rawValue, to: &out)

@@ -30,7 +30,8 @@ final class DeliveryStack: Sendable {
         dispatcher = Dispatcher(push: providers.push, sms: providers.sms)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
-                                                                         expectedTimers: configuration.scheduler.expectedTimers),
+                                                                         expectedTimers: configuration.scheduler.expectedTimers,
+                                                                         smsReportWait: configuration.scheduler.smsReportWait),
                                   logger: logger.with(["component": "scheduler"]))
         self.scheduler = scheduler
         self.providers = providers

@@ -97,6 +97,7 @@ final class ProviderStack: Sendable {
                 throw CommandFailure(.failure, "providers.sms.kannel: \(error)")
             }
             (sms, smsSimulator, pinSender, smppClient) = (sender, nil, sender, nil)
+            if let path = kannel.smsboxConfig { Self.checkSmsboxRetry(path: path, logger: logger.with(["component": "kannel"])) }
             kannelDLR = KannelDLREndpoint.Settings(path: Self.path(of: kannel.dlrURL), token: kannel.dlrToken?.value,
                                                    providerName: settings.providerName)
         }

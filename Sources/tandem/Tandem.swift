@@ -15,6 +15,8 @@ struct Tandem {
           app rotate-secret KEY replace an app's secret and print the new one
           app set-apns | set-fcm | set-type KEY …
                                 set an app's APNs or FCM credentials, or its default message type
+          kannel check-smsbox FILE
+                                check that Kannel's smsbox retries DLR callbacks made while Tandem is down
           bench store           measure group-commit throughput against single-row transactions
           version               print the version
 
@@ -53,6 +55,8 @@ struct Tandem {
             try await AccountCommand(arguments: rest, environment: environment).run()
         case "app":
             try await AppCommand(arguments: rest, environment: environment).run()
+        case "kannel":
+            try KannelCommand(arguments: rest).run()
         case "bench":
             try await BenchCommand(arguments: rest).run()
         case "version", "--version":

@@ -34,6 +34,7 @@ struct ConfigurationTests {
         #expect(production.database.synchronous == .full)
         #expect(production.database.checkpointPages == 1_000)
         #expect(production.scheduler.expectedTimers == 1_000_000)
+        #expect(production.scheduler.smsReportWait == .seconds(3_600))
         #expect(production.gateway.idempotencyRetention == .seconds(86_400))
         #expect(production.gateway.spoolRecipients == 100 && production.gateway.spoolChunk == 256)
         #expect(production.gateway.spoolMaxInFlight == 1_000_000)
@@ -81,11 +82,19 @@ struct ConfigurationTests {
             (#"{"gateway": {"spoolMaxInFlight": 0}}"#, "gateway.spoolMaxInFlight"),
             (#"{"statusReports": {"initialRetryDelay": "10s", "maximumRetryDelay": "1s"}}"#, "statusReports.maximumRetryDelay"),
             (#"{"scheduler": {"tick": "0ms"}}"#, "scheduler.tick"),
+            (#"{"scheduler": {"smsReportWait": "8d"}}"#, "scheduler.smsReportWait"),
             (#"{"simulator": {"smsReportAfer": "1s"}}"#, "did you mean \"smsReportAfter\""),
         ] {
             #expect(throws: ConfigurationError.self) { try load(json) }
             do { _ = try load(json) } catch { #expect("\(error)".contains(message), "\(error)") }
         }
+    }
+
+    @Test("scheduler.smsReportWait: an hour unless set; 0 ends an SMS at its validity's end")
+    func smsReportWait() throws {
+        #expect(try load("{}").scheduler.smsReportWait == .seconds(3_600))
+        #expect(try load(#"{"scheduler": {"smsReportWait": "10m"}}"#).scheduler.smsReportWait == .seconds(600))
+        #expect(try load(#"{"scheduler": {"smsReportWait": "0s"}}"#).scheduler.smsReportWait == .zero)
     }
 
     @Test("an empty object gives every default")

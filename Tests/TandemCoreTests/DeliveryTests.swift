@@ -22,7 +22,7 @@ struct DeliveryTests {
         .sms(SMSRoute(reason: reason, policy: policies[type]))
     }
 
-    var d = Delivery(smsValidity: .seconds(3_600))
+    var d = Delivery(smsValidity: .seconds(3_600), smsReportWait: .zero)
 
     // MARK: Rule 1 — Default: push; SMS only when the push cannot be delivered; no timer-based fallback.
 
@@ -198,13 +198,74 @@ struct DeliveryTests {
         #expect(delivery.resolution == resolution)
     }
 
-    @Test("an SMS without a final report by the end of its validity is Failed (expired)")
+    @Test("an SMS without a final report by the end of its validity is Failed, its report missing")
     mutating func smsValidityEnds() {
         _ = d.handle(.routed(Self.sms(.default, .noAppKey)), now: Self.at(0))
         _ = d.handle(.smsSubmitted(SMSSubmission(provider: "smsc", references: ["x"])), now: Self.at(1))
         #expect(d.handle(.timerFired(.smsValidity), now: Self.at(3_600)) == [])
         #expect(d.handle(.timerFired(.smsValidity), now: Self.at(3_601)) == [.record(.failed), .report(.failed)])
-        #expect(d.resolution == .smsExpired)
+        #expect(d.resolution == .smsReportMissing)
+        #expect(d.resolution?.channel == .sms)
+    }
+
+    // MARK: Rule 6a — a submitted SMS waits for its report until its validity ends plus `smsReportWait`.
+
+    /// Validity 1 h, report wait 10 min, submitted at t = 1 s: the timer is due at 4_201 s.
+    static func waitingSMS() -> Delivery {
+        var delivery = Delivery(smsValidity: .seconds(3_600), smsReportWait: .seconds(600))
+        _ = delivery.handle(.routed(Self.sms(.default, .noAppKey)), now: Self.at(0))
+        return delivery
+    }
+
+    @Test("the SMS's timer is armed at the end of its validity plus the report wait")
+    func smsTimerIncludesTheReportWait() {
+        var delivery = Self.waitingSMS()
+        #expect(delivery.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
+                == [.schedule(.smsValidity, at: Self.at(4_201)), .record(.accepted)])
+        #expect(delivery.timers == [.smsValidity: Self.at(4_201)])
+    }
+
+    @Test("a report after the validity ended but within the report wait is the outcome")
+    func reportWithinTheWait() {
+        var delivery = Self.waitingSMS()
+        _ = delivery.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
+        #expect(delivery.handle(.timerFired(.smsValidity), now: Self.at(3_601)) == [])
+        #expect(delivery.handle(.smsPartReported(reference: "k1", .delivered), now: Self.at(3_700))
+                == [.cancel(.smsValidity), .record(.delivered), .report(.delivered)])
+        #expect(delivery.resolution == .deliveredBySMS)
+        #expect(delivery.handle(.timerFired(.smsValidity), now: Self.at(4_201)) == [])
+    }
+
+    @Test("with no report by the end of the wait the SMS ends Failed once; a report after that changes nothing")
+    func noReportByTheEndOfTheWait() {
+        var delivery = Self.waitingSMS()
+        _ = delivery.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
+        #expect(delivery.handle(.timerFired(.smsValidity), now: Self.at(4_200.999)) == [])
+        #expect(delivery.state == .awaitingSMSReport && delivery.status == .accepted)
+        #expect(delivery.handle(.timerFired(.smsValidity), now: Self.at(4_201)) == [.record(.failed), .report(.failed)])
+        #expect((delivery.state, delivery.status, delivery.resolution) == (.final, .failed, .smsReportMissing))
+        #expect(delivery.timers.isEmpty)
+        let final = delivery
+        #expect(delivery.handle(.smsPartReported(reference: "k1", .delivered), now: Self.at(4_300)) == [])
+        #expect(delivery.handle(.smsReportReceived(.delivered), now: Self.at(4_301)) == [])
+        #expect(delivery.handle(.timerFired(.smsValidity), now: Self.at(9_999)) == [])
+        #expect(delivery == final)
+    }
+
+    @Test("the report wait survives a snapshot round trip; a snapshot without it reads with the default wait")
+    func reportWaitSnapshot() throws {
+        var delivery = Self.waitingSMS()
+        let data = try JSONEncoder().encode(delivery)
+        var copy = try JSONDecoder().decode(Delivery.self, from: data)
+        #expect(copy == delivery && copy.smsReportWait == .seconds(600))
+        #expect(copy.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
+                == delivery.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1)))
+        var object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        object["smsReportWait"] = nil
+        var older = try JSONDecoder().decode(Delivery.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(older.smsReportWait == Delivery.defaultSMSReportWait && Delivery.defaultSMSReportWait == .seconds(3_600))
+        #expect(older.handle(.smsSubmitted(SMSSubmission(provider: "kannel", references: ["k1"])), now: Self.at(1))
+                == [.schedule(.smsValidity, at: Self.at(7_201)), .record(.accepted)])
     }
 
     @Test("an SMS the SMSC refuses outright is Failed")

@@ -74,7 +74,22 @@ struct ProviderConfigurationTests {
             return
         }
         #expect(kannel.password.value == "p" && kannel.dlrToken?.value == "t" && kannel.dlrMask == 19)
+        #expect(kannel.smsboxConfig == nil)
         #expect(voice.url == "https://voice.example/call" && voice.token?.value == "v")
+    }
+
+    @Test("Kannel's smsboxConfig names the smsbox configuration to check at start-up")
+    func kannelSmsboxConfig() throws {
+        let providers = try load("""
+            {"providers": {"sms": {"kannel": {"sendsmsURL": "http://127.0.0.1:13013/cgi-bin/sendsms", "username": "tandem",
+                                              "password": {"env": "KANNEL_PASSWORD"}, "dlrURL": "http://127.0.0.1:8080/kannel/dlr",
+                                              "smsboxConfig": "/etc/kannel/kannel.conf"}}}}
+            """, environment: ["KANNEL_PASSWORD": "p"]).providers
+        guard case .kannel(let kannel) = providers.sms else {
+            Issue.record("expected kannel")
+            return
+        }
+        #expect(kannel.smsboxConfig == "/etc/kannel/kannel.conf")
     }
 
     @Test("each mistake is named with its key", arguments: [
@@ -95,6 +110,8 @@ struct ProviderConfigurationTests {
         (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "P"}, "reconnectMin": "10s", "reconnectMax": "1s"}}}}"#,
          "Config/test.json: providers.sms.smpp.reconnectMax: must not be below reconnectMin"),
         (#"{"providers": {"voice": {"webhook": {}}}}"#, "Config/test.json: providers.voice.webhook.url:"),
+        (#"{"providers": {"sms": {"kannel": {"sendsmsURL": "http://k/s", "username": "u", "password": {"env": "P"}, "dlrURL": "http://t/d", "smsboxConfig": "kannel.conf"}}}}"#,
+         #"Config/test.json: providers.sms.kannel.smsboxConfig: expected an absolute path, got "kannel.conf""#),
         (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "LONG"}}}}}"#,
          "Config/test.json: providers.sms.smpp.password: the password in LONG must be at most 8 printable ASCII characters"),
     ])

@@ -44,7 +44,7 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 
-    @Test("the SMS path keeps expires_at on the SMS validity and ends with channel SMS")
+    @Test("the SMS path keeps expires_at on the SMS's timer (validity + report wait) and ends with channel SMS")
     func smsPath() async throws {
         try await withTemporaryDirectory { dir in
             let deliveries = try await openDeliveryStore(dir)
@@ -56,7 +56,8 @@ struct SQLiteDeliveryStoreTests {
                                            at: Fixture.t0 + .seconds(1))
             _ = try await deliveries.commit(inserts: [], changes: [submitted])
             let pending = try rows(deliveries.store, "SELECT state, expires_at FROM deliveries").map(\.values)
-            #expect(pending == [[.text("awaitingSMSReport"), .integer(Fixture.t0.milliseconds + 61_000)]])
+            // Submitted at 1 s, validity 60 s, the default report wait 1 h.
+            #expect(pending == [[.text("awaitingSMSReport"), .integer(Fixture.t0.milliseconds + 61_000 + 3_600_000)]])
             // Each part's id leads back to the delivery (also once it is final); ids are per provider.
             #expect(try await deliveries.deliveryKey(smsProvider: "smpp", reference: "smsc-8") == key)
             #expect(try await deliveries.deliveryKey(smsProvider: "kannel", reference: "smsc-8") == nil)

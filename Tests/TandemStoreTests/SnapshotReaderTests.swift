@@ -42,6 +42,21 @@ struct SnapshotReaderTests {
         #expect(fast == delivery)
     }
 
+    @Test("an SMS report wait other than the default is written and read back; the default is left out")
+    func reportWait() throws {
+        let catalog = Self.catalog()
+        let writer = SnapshotWriter(catalog: catalog)
+        for wait in [Delivery.defaultSMSReportWait, .seconds(90)] {
+            var delivery = Delivery(smsValidity: .seconds(3_600), smsReportWait: wait)
+            _ = delivery.handle(.routed(.sms(SMSRoute(reason: .noPushableDevice, policy: Fixture.critical))), now: Fixture.t0)
+            let text = try writer.write(delivery)
+            #expect(text.contains("smsReportWait") == (wait != Delivery.defaultSMSReportWait))
+            let fast = SnapshotReader.read(text, policy: { catalog.policy(numbered: $0) })
+            #expect(fast == delivery)
+            #expect(fast?.smsReportWait == wait)
+        }
+    }
+
     @Test("what the fast path does not know is left to JSONDecoder: a spelled-out policy, an unknown number or key, \\u escapes, spelled-out flags")
     func declinesTheRest() throws {
         let catalog = Self.catalog()

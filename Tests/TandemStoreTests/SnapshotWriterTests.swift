@@ -46,6 +46,27 @@ struct SnapshotWriterTests {
         }
     }
 
+    @Test("an SMS report wait is written and read back; the default wait is left out")
+    func reportWait() throws {
+        let writer = SnapshotWriter()
+        let route = RoutingDecision.sms(SMSRoute(reason: .noAppKey, policy: Fixture.critical))
+        var waiting = Delivery(smsValidity: .seconds(60), smsReportWait: .seconds(600))
+        _ = waiting.handle(.routed(route), now: Fixture.t0)
+        let text = try writer.write(waiting)
+        #expect(text.contains("\"smsReportWait\":"), "\(text)")
+        var copy = try JSONDecoder().decode(Delivery.self, from: Data(text.utf8))
+        #expect(copy == waiting && copy.smsReportWait == .seconds(600))
+        #expect(copy.handle(.smsSubmitted(SMSSubmission(provider: "k", references: ["1"])), now: Fixture.t0).first
+                == .schedule(.smsValidity, at: Fixture.t0 + .seconds(660)))
+        var byDefault = Delivery(smsValidity: .seconds(60))
+        _ = byDefault.handle(.routed(route), now: Fixture.t0)
+        let short = try writer.write(byDefault)
+        #expect(!short.contains("smsReportWait"), "\(short)")
+        #expect(try JSONDecoder().decode(Delivery.self, from: Data(short.utf8)).smsReportWait == .seconds(3_600))
+        let zero = Delivery(smsValidity: .seconds(60), smsReportWait: .zero)
+        #expect(try JSONDecoder().decode(Delivery.self, from: Data(writer.write(zero).utf8)) == zero)
+    }
+
     @Test("flags that are false and an empty timer table are left out; snapshots that spell them out read the same")
     func defaultsLeftOut() throws {
         let writer = SnapshotWriter()

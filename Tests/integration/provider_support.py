@@ -7,6 +7,7 @@ import select
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import jwt
@@ -45,6 +46,7 @@ class Peer:
             self.stop()
             raise AssertionError(f"{name} did not start: {line!r} {self.stderr_path.read_text()}")
         self.port = int(line.split()[1])
+        self.line = line
 
     def stop(self):
         if self.process.poll() is None:
@@ -143,6 +145,43 @@ class SMSC:
             found = self.submits(destination)
             return found if len(found) >= count and all(s.message_id for s in found[:count]) else None
         return wait_for(ready, timeout=timeout, what=f"{count} submit_sm to {destination} at the SMSC")
+
+    def stop(self):
+        self.peer.stop()
+
+
+class KannelStack:
+    """Tests/peers/kannel_stack.py: Debian's bearerbox and smsbox in front of an smpp34 SMSC. `retry` and `delay`
+    become smsbox's http-request-retry and http-queue-delay (None leaves them out: Kannel's defaults, no retry);
+    with `hold`, each delivery receipt waits at the SMSC until ``release()``."""
+
+    def __init__(self, directory, retry=None, delay=None, hold=False):
+        args = []
+        if retry is not None:
+            args += ["--http-request-retry", str(retry)]
+        if delay is not None:
+            args += ["--http-queue-delay", str(delay)]
+        if hold:
+            args.append("--hold-receipts")
+        self.peer = Peer("kannel_stack.py", args, directory, "kannel")
+        self.sendsms_port, self.control_port = (int(part) for part in self.peer.line.split()[1:3])
+        self.sendsms_url = f"http://127.0.0.1:{self.sendsms_port}/cgi-bin/sendsms"
+        self.config_path = self._get("/_config")
+
+    def _get(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.control_port}{path}", timeout=5) as reply:
+            return reply.read().decode()
+
+    def received(self):
+        """{"submits": [...], "receipts": [message id...]}: what the SMSC took and the receipts it sent."""
+        return json.loads(self._get("/_received"))
+
+    def release(self):
+        """Sends the receipts held so far; returns how many."""
+        return json.loads(self._get("/_release"))["released"]
+
+    def smsbox_log(self):
+        return self._get("/_smsbox_log")
 
     def stop(self):
         self.peer.stop()

@@ -81,7 +81,7 @@ def test_app_creation_refuses_unknown_accounts_and_bad_arguments(tmp_path):
 def test_help_and_usage_errors():
     assert run_tandem("--help").returncode == 0
     assert "account create NAME" in run_tandem("--help").stdout
-    for command in (["serve"], ["account"], ["app"], ["bench"]):
+    for command in (["serve"], ["account"], ["app"], ["bench"], ["kannel"]):
         result = run_tandem(*command, "--help")
         assert result.returncode == 0 and "usage: tandem" in result.stdout, command
     assert run_tandem().returncode == 64
@@ -89,3 +89,26 @@ def test_help_and_usage_errors():
     assert run_tandem("serve", "--port", "1").returncode == 64
     assert run_tandem("account", "create").returncode == 64
     assert run_tandem("version").stdout.startswith("tandem ")
+
+
+def test_kannel_check_smsbox(tmp_path):
+    """`tandem kannel check-smsbox FILE`: 0 when every smsbox group retries failed DLR callbacks, 78 (and why) when
+    one does not, 1 when the file cannot be read."""
+    retrying = tmp_path / "kannel.conf"
+    retrying.write_text('group = core\nadmin-port = 13000\n\ninclude = "smsbox.conf"\n')
+    (tmp_path / "smsbox.conf").write_text("group = smsbox\nbearerbox-host = 127.0.0.1\nhttp-request-retry = 60\nhttp-queue-delay = 10\n")
+    result = run_tandem("kannel", "check-smsbox", str(retrying))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{retrying}: smsbox: retries a failed DLR callback 60 times, 10 s apart (a restart of up to about 600 s loses no DLR)\n"
+
+    default = tmp_path / "default.conf"
+    default.write_text("group = smsbox\nbearerbox-host = localhost\nsendsms-port = 13013\n")
+    result = run_tandem("kannel", "check-smsbox", str(default))
+    assert result.returncode == 78, result
+    assert result.stdout.startswith(f"{default}: smsbox: http-request-retry is not set (Kannel's default 0)"), result.stdout
+    assert "Kannel may drop DLRs made while Tandem is down" in result.stderr
+
+    result = run_tandem("kannel", "check-smsbox", str(tmp_path / "missing.conf"))
+    assert result.returncode == 1 and "cannot be read" in result.stderr, result
+    assert run_tandem("kannel", "check-smsbox").returncode == 64
+    assert run_tandem("kannel", "frobnicate", str(default)).returncode == 64

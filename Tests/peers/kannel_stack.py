@@ -1,17 +1,23 @@
 """A real Kannel for tests: Debian's bearerbox and smsbox in front of an SMSC made with smpp34's server.
 
-  kannel_stack.py            prints "PORT <sendsms> <dlr-sink>", or "ERROR <text>" when Kannel is missing
+  kannel_stack.py [--http-request-retry N] [--http-queue-delay S] [--hold-receipts]
+                             prints "PORT <sendsms> <dlr-sink>", or "ERROR <text>" when Kannel is missing
 
 - The SMSC accepts every submit_sm under a decimal id and, when a receipt is asked for, sends the SMPP
   receipt 50 ms later: `stat:UNDELIV` for numbers ending in 000, `stat:EXPIRED` for 001, else `stat:DELIVRD`.
 - bearerbox binds to it as a transceiver; smsbox serves sendsms for user `tandem`, password `secret`.
 - GET http://127.0.0.1:<dlr-sink>/<anything>?… records the callback (point the dlr-url there) and answers 200.
-- GET http://127.0.0.1:<dlr-sink>/_received answers {"submits": [...], "callbacks": [{"path", "query"}]}.
+- GET http://127.0.0.1:<dlr-sink>/_received answers {"submits": [...], "callbacks": [{"path", "query"}], "receipts": [id…]}
+  (receipts: the message ids whose receipt the SMSC has sent).
+- --http-request-retry / --http-queue-delay go into the `smsbox` group as written (left out when not given:
+  Kannel's defaults, no retry); --hold-receipts keeps each receipt until GET /_release sends those held so far.
+- GET /_config answers the Kannel configuration file's path, GET /_smsbox_log smsbox's log so far.
 
 Kannel cannot report a port it picked, so free ports are found first (bind to 0, close, hand them over).
 Kannel's logs stay in a temporary directory removed on exit; bearerbox and smsbox are killed when this
 script ends (SIGTERM) or its parent is gone.
 """
+import argparse
 import asyncio
 import http.server
 import json
@@ -29,7 +35,9 @@ from urllib.parse import parse_qs, urlparse
 import peerlib
 
 LOCK = threading.Lock()
-SUBMITS, CALLBACKS = [], []
+SUBMITS, CALLBACKS, RECEIPTS, HELD = [], [], [], []
+OPTIONS = None
+LOOP = None
 CHILDREN = []
 WORKDIR = tempfile.mkdtemp(prefix="tandem-kannel-")
 
@@ -70,7 +78,25 @@ class Sink(peerlib.Handler):
         url = urlparse(self.path)
         if url.path == "/_received":
             with LOCK:
-                self.reply_json({"submits": SUBMITS, "callbacks": CALLBACKS})
+                self.reply_json({"submits": SUBMITS, "callbacks": CALLBACKS, "receipts": RECEIPTS})
+            return
+        if url.path == "/_release":
+            with LOCK:
+                held = HELD[:]
+                HELD.clear()
+            for args in held:
+                asyncio.run_coroutine_threadsafe(receipt(*args, delay=0), LOOP)
+            self.reply_json({"released": len(held)})
+            return
+        if url.path == "/_config":
+            self.reply(200, os.path.join(WORKDIR, "kannel.conf"))
+            return
+        if url.path == "/_smsbox_log":
+            try:
+                with open(os.path.join(WORKDIR, "smsbox.log"), errors="replace") as log:
+                    self.reply(200, log.read())
+            except OSError:
+                self.reply(200, "")
             return
         with LOCK:
             CALLBACKS.append({"path": url.path, "query": parse_qs(url.query, keep_blank_values=True)})
@@ -99,16 +125,32 @@ async def smsc(server, ready):
                                 "data_coding": event.data_coding, "registered_delivery": event.registered_delivery,
                                 "short_message": event.short_message.hex(), "message_id": message_id})
             if event.registered_delivery & 1 and esme is not None:
-                asyncio.ensure_future(receipt(esme, message_id, event.destination_addr, event.source_addr))
+                args = (esme, message_id, event.destination_addr, event.source_addr)
+                if OPTIONS.hold_receipts:
+                    with LOCK:
+                        HELD.append(args)
+                else:
+                    asyncio.ensure_future(receipt(*args))
 
 
-async def receipt(esme, message_id, destination, source):
-    await asyncio.sleep(0.05)
+async def receipt(esme, message_id, destination, source, delay=0.05):
+    await asyncio.sleep(delay)
     stat = "UNDELIV" if destination.endswith("000") else "EXPIRED" if destination.endswith("001") else "DELIVRD"
     err = "001" if stat == "UNDELIV" else "000"
     text = (f"id:{message_id} sub:001 dlvrd:{'001' if stat == 'DELIVRD' else '000'} submit date:2611211000"
             f" done date:2611211001 stat:{stat} err:{err} text:hello").encode()
     await esme.deliver_sm(source, text, source_addr=destination, esm_class=0x04)
+    with LOCK:
+        RECEIPTS.append(message_id)
+
+
+def retry_settings():
+    lines = []
+    if OPTIONS.http_request_retry is not None:
+        lines.append(f"http-request-retry = {OPTIONS.http_request_retry}")
+    if OPTIONS.http_queue_delay is not None:
+        lines.append(f"http-queue-delay = {OPTIONS.http_queue_delay}")
+    return "\n".join(lines)
 
 
 def config(admin, box, sendsms, smsc_port):
@@ -139,6 +181,7 @@ bearerbox-host = 127.0.0.1
 sendsms-port = {sendsms}
 log-file = "{WORKDIR}/smsbox.log"
 log-level = 1
+{retry_settings()}
 
 group = sendsms-user
 username = tandem
@@ -147,6 +190,12 @@ password = secret
 
 
 def main():
+    global OPTIONS, LOOP
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http-request-retry", type=int)
+    parser.add_argument("--http-queue-delay", type=int)
+    parser.add_argument("--hold-receipts", action="store_true")
+    OPTIONS = parser.parse_args()
     peerlib.start(on_exit=stop_children)
     bearerbox, smsbox = shutil.which("bearerbox", path="/usr/sbin:/usr/bin"), shutil.which("smsbox", path="/usr/sbin:/usr/bin")
     if not bearerbox or not smsbox:
@@ -165,7 +214,7 @@ def main():
     signal.signal(signal.SIGTERM, terminate)
 
     admin, box, sendsms, smsc_port = free_ports(4)
-    loop = asyncio.new_event_loop()
+    loop = LOOP = asyncio.new_event_loop()
     ready = threading.Event()
     server = smpp34.Server("127.0.0.1", smsc_port, system_id="smsc")
     threading.Thread(target=lambda: loop.run_until_complete(smsc(server, ready)), daemon=True).start()

@@ -5,6 +5,10 @@ extension Configuration {
         public var tick: Duration = .milliseconds(10)
         /// Timers to presize the wheel for (pending fallbacks at peak).
         public var expectedTimers = 100_000
+        /// How long a submitted SMS still waits for its final report after its validity ended; with none by
+        /// then it ends Failed (`smsReportMissing`). Covers an SMSC's own "expired" report, Kannel's validity
+        /// rounded up to whole minutes, and DLRs Kannel retries after Tandem was down.
+        public var smsReportWait: Duration = Delivery.defaultSMSReportWait
         public init() {}
     }
 
@@ -40,7 +44,7 @@ extension Configuration {
 }
 
 extension Configuration.SchedulerSettings: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case tick, expectedTimers }
+    enum CodingKeys: String, CodingKey, CaseIterable { case tick, expectedTimers, smsReportWait }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -48,6 +52,7 @@ extension Configuration.SchedulerSettings: Decodable {
         self.init()
         if c.contains(.tick) { tick = try c.decodeDuration(forKey: .tick, in: .milliseconds(1)...(.seconds(1))) }
         if c.contains(.expectedTimers) { expectedTimers = try c.decode(Int.self, forKey: .expectedTimers, in: 0...100_000_000) }
+        if c.contains(.smsReportWait) { smsReportWait = try c.decodeDuration(forKey: .smsReportWait, in: .zero...(.seconds(7 * 86_400))) }
     }
 }
 

@@ -140,6 +140,10 @@ extension Configuration {
         /// When set, the DLR URL carries this token and callbacks without it are refused.
         public var dlrToken: SecretReference?
         public var timeout: Duration = .seconds(10)
+        /// The absolute path of the Kannel configuration smsbox runs with, when Tandem can read it: checked at
+        /// start-up for the settings that make smsbox retry a DLR callback made while Tandem was down
+        /// (`http-request-retry`, `http-queue-delay`); what is missing is logged as a warning.
+        public var smsboxConfig: String?
         public init(sendsmsURL: String, username: String, password: SecretReference, dlrURL: String) {
             self.sendsmsURL = sendsmsURL
             self.username = username

@@ -160,7 +160,9 @@ extension Configuration.SMPP: Decodable {
 }
 
 extension Configuration.Kannel: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case sendsmsURL, username, password, dlrURL, dlrMask, smsc, dlrToken, timeout }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sendsmsURL, username, password, dlrURL, dlrMask, smsc, dlrToken, timeout, smsboxConfig
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -171,6 +173,11 @@ extension Configuration.Kannel: Decodable {
         if c.contains(.smsc) { smsc = try c.decodeNonEmpty(forKey: .smsc) }
         dlrToken = try c.decodeIfPresent(SecretReference.self, forKey: .dlrToken)
         if c.contains(.timeout) { timeout = try c.decodeDuration(forKey: .timeout, in: .milliseconds(100)...(.seconds(300))) }
+        if c.contains(.smsboxConfig) {
+            let path = try c.decodeNonEmpty(forKey: .smsboxConfig)
+            guard path.hasPrefix("/") else { throw c.fail(.smsboxConfig, "expected an absolute path, got \"\(path)\"") }
+            smsboxConfig = path
+        }
     }
 }
 

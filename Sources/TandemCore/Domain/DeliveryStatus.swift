@@ -5,7 +5,8 @@
 /// - `sent`: Tandem did not cancel it and is trying to send it;
 /// - `delivered`: on the device (by push ack or SMS delivery report);
 /// - `read`: displayed to the user (the app's `ReadByRecipient`);
-/// - `failed`: could not be delivered (push failure without fallback, SMS failure, lifetime or validity expired);
+/// - `failed`: could not be delivered (push failure without fallback, SMS failure, lifetime or validity expired),
+///   or not known to be: no SMS report came by the end of the SMS's validity and `smsReportWait`;
 /// - `cancelled`: withdrawn before it was delivered (an OTP push terminated by a manual SMS fallback).
 public enum DeliveryStatus: String, Sendable, Hashable, WireNamed, Codable {
     case accepted = "Accepted"

@@ -1,10 +1,14 @@
-/// Decoding a delivery's snapshot. A flag that is false, and a table that is empty, may be left out: the
-/// store's snapshot writer omits them, and the snapshots written before it did (and `JSONEncoder`'s, which
-/// spell them out) read back the same.
+/// Decoding a delivery's snapshot. A flag that is false, a table that is empty, and the default `smsReportWait`
+/// may be left out: the store's snapshot writer omits them, and the snapshots written before it did (and
+/// `JSONEncoder`'s, which spell them out) read back the same. Snapshots from before `smsReportWait` existed read
+/// with the default: an SMS they submit later waits that long after its validity; one already submitted keeps
+/// the deadline in its timer table.
 extension Delivery {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(smsValidity: try container.decode(Duration.self, forKey: .smsValidity))
+        self.init(smsValidity: try container.decode(Duration.self, forKey: .smsValidity),
+                  smsReportWait: try container.decodeIfPresent(Duration.self, forKey: .smsReportWait)
+                      ?? Delivery.defaultSMSReportWait)
         state = try container.decode(State.self, forKey: .state)
         status = try container.decode(DeliveryStatus.self, forKey: .status)
         resolution = try container.decodeIfPresent(Resolution.self, forKey: .resolution)
@@ -28,8 +32,8 @@ extension Delivery {
     public init(restoringState state: State, status: DeliveryStatus, resolution: Resolution?, rejectReason: RejectReason?,
                 plan: PushPlan?, routePolicy: Policy?, devices: DeviceProgressTable, timers: TimerDeadlines,
                 smsRequested: Bool, smsCause: SMSCause?, sms: SMSSubmission?, smsPartsDelivered: [String]?,
-                pushTerminated: Bool, smsValidity: Duration) {
-        self.init(smsValidity: smsValidity)
+                pushTerminated: Bool, smsValidity: Duration, smsReportWait: Duration) {
+        self.init(smsValidity: smsValidity, smsReportWait: smsReportWait)
         self.state = state
         self.status = status
         self.resolution = resolution

@@ -135,7 +135,7 @@ extension Delivery {
             }
         case .awaitingSMSReport:
             switch kind {
-            case .smsValidity: finish(.smsExpired, into: &actions)
+            case .smsValidity: finish(.smsReportMissing, into: &actions)
             case .noDeliveryAck, .noRead, .lifetime: return
             }
         case .awaitingRoute, .awaitingSMSSubmit, .final:
@@ -167,7 +167,7 @@ extension Delivery {
         case .awaitingSMSSubmit:
             sms = submission
             state = .awaitingSMSReport
-            actions.append(arm(.smsValidity, at: now + smsValidity))
+            actions.append(arm(.smsValidity, at: now + smsValidity + smsReportWait))
             if status == .sent { setStatus(.accepted, into: &actions) }
         case .awaitingRoute, .pushing, .awaitingSMSReport, .final:
             return

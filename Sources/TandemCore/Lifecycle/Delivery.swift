@@ -5,8 +5,13 @@
 ///       │                           │ push failure, fallback timer,
 ///       │                           │ manual fallback (per policy)
 ///       ├──routed(sms)──────────────┴──▶ awaitingSMSSubmit ──smsSubmitted──▶ awaitingSMSReport ──report──▶ final
+///       │                                                                            └──smsValidity timer──▶ final
 ///       └──routed(reject)──────────────────────────────────────────────────────────────────────────────▶ final
 /// ```
+///
+/// A submitted SMS waits for its final report until its validity ends plus `smsReportWait` (reports can come
+/// after the validity end: the SMSC's own "expired" report, or one Kannel retries after Tandem was down);
+/// with none by then it ends Failed as `smsReportMissing`, and a report after that is only logged.
 ///
 /// It never reads a clock (every handler takes `now`) and never does I/O: it returns `DeliveryAction`s.
 /// Guarantees, each covered by a test:
@@ -72,18 +77,27 @@ public struct Delivery: Sendable, Hashable, Codable {
     public internal(set) var smsPartsDelivered: [String]?
     /// True once a manual fallback terminated the push.
     public internal(set) var pushTerminated = false
-    /// How long an SMS may wait for its final report (the message's `validity`, or the default).
+    /// The SMS's validity (the message's `validity`, or the default): what the provider is told, counted from
+    /// the submission.
     public let smsValidity: Duration
+    /// How long after the end of `smsValidity` a final report is still waited for (`scheduler.smsReportWait`).
+    public let smsReportWait: Duration
 
-    public init(smsValidity: Duration) {
+    /// `scheduler.smsReportWait`'s default, and the wait of a snapshot that names none (the snapshot writer
+    /// leaves it out; snapshots from before the wait existed get it too, and had not armed an SMS timer yet
+    /// unless it is in their timer table, which keeps its deadline).
+    public static let defaultSMSReportWait: Duration = .seconds(3_600)
+
+    public init(smsValidity: Duration, smsReportWait: Duration = Delivery.defaultSMSReportWait) {
         self.smsValidity = smsValidity
+        self.smsReportWait = smsReportWait
     }
 
     /// The snapshot's keys. `policy` is the SMS route's (snapshots written before it was split from the plan's
     /// have the plan's policy there too; it is read back as the route's, and the plan's stays in force).
     enum CodingKeys: String, CodingKey {
         case state, status, resolution, rejectReason, plan, devices, timers, smsRequested, smsCause, sms
-        case smsPartsDelivered, pushTerminated, smsValidity
+        case smsPartsDelivered, pushTerminated, smsValidity, smsReportWait
         case routePolicy = "policy"
     }
 

@@ -66,6 +66,7 @@ public enum TimerKind: String, Sendable, Hashable, Codable, CodingKeyRepresentab
     case noRead
     /// The end of the push's life (policy `lifetime`).
     case lifetime
-    /// The end of the SMS's validity with no final report.
+    /// The end of the SMS's validity plus `smsReportWait`, with no final report. (Named for the validity
+    /// alone since before the wait existed: the name is stored in snapshots' timer tables.)
     case smsValidity
 }

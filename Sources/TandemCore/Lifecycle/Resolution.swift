@@ -10,8 +10,12 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     /// The push's lifetime ended without a delivery ack (OTP: no SMS follows).
     case lifetimeExpired
     case smsFailed
-    /// The SMS's validity ended without delivery.
+    /// The SMSC reported that the SMS's validity ended without delivery.
     case smsExpired
+    /// No final report came by the end of the SMS's validity plus `smsReportWait`: the outcome is unknown (the
+    /// SMSC's report may have been lost, e.g. a Kannel DLR callback made while Tandem was down and not retried).
+    /// Failed, as CM's status model has no "unknown"; the resolution tells it apart from `smsExpired`.
+    case smsReportMissing
     /// The message's own validity ended first.
     case validityExpired
     /// The push was withdrawn because the sender sent the SMS as a separate message (`fallbackFor`).
@@ -23,7 +27,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
         case .readByPush: .read
         case .rejected: .rejected
         case .withdrawn: .cancelled
-        case .pushFailed, .lifetimeExpired, .smsFailed, .smsExpired, .validityExpired: .failed
+        case .pushFailed, .lifetimeExpired, .smsFailed, .smsExpired, .smsReportMissing, .validityExpired: .failed
         }
     }
 
@@ -31,7 +35,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     public var channel: Channel? {
         switch self {
         case .deliveredByPush, .readByPush, .pushFailed, .lifetimeExpired, .withdrawn: .push
-        case .deliveredBySMS, .smsFailed, .smsExpired: .sms
+        case .deliveredBySMS, .smsFailed, .smsExpired, .smsReportMissing: .sms
         case .rejected, .validityExpired: nil
         }
     }
@@ -39,7 +43,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     /// True for the failures that come from time running out.
     public var isExpiry: Bool {
         switch self {
-        case .lifetimeExpired, .smsExpired, .validityExpired: true
+        case .lifetimeExpired, .smsExpired, .smsReportMissing, .validityExpired: true
         case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed, .withdrawn: false
         }
     }
