@@ -1,0 +1,24 @@
+/// Which regions an SMS may go to: anywhere, only the listed ones (`allow`), or anywhere but the listed
+/// ones (`deny`). An allow list is the safer shape (Twilio's geo permissions, AWS's protect
+/// configurations): a region nobody thought of is refused, including ``RegionCode/unknown`` and
+/// ``RegionCode/nonGeographic`` unless listed.
+public enum CountryRule: Sendable, Hashable {
+    case anywhere
+    case allow(Set<RegionCode>)
+    case deny(Set<RegionCode>)
+
+    public func permits(_ region: RegionCode) -> Bool {
+        switch self {
+        case .anywhere: true
+        case .allow(let regions): regions.contains(region)
+        case .deny(let regions): !regions.contains(region)
+        }
+    }
+}
+
+/// Whether a protection refuses what it catches, or only reports it (a new rule can be tried on live
+/// traffic first: the SMS is sent, the log and `/metrics` say what would have been refused).
+public enum ProtectionMode: String, Sendable, Hashable, CaseIterable {
+    case enforce
+    case monitor
+}
