@@ -22,7 +22,7 @@ final class DeliveryStack: Sendable {
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
-         webhookPoster: any WebhookPoster, pinKey: [UInt8], logger: Logger) {
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -54,7 +54,8 @@ final class DeliveryStack: Sendable {
                                      voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
-                                     logger: logger.with(["component": "deviceAPI"]))
+                                     logger: logger.with(["component": "deviceAPI"]),
+                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -77,6 +78,7 @@ final class DeliveryStack: Sendable {
     /// as we bind, and a receipt recorded before its delivery is back in memory would only reach the event
     /// log, leaving the delivery waiting for a report forever. (SMS that recovery resubmits wait for a bind.)
     func start() async throws {
+        try deviceAPI.restorePrefixBlocks()
         let report = try await scheduler.recover()
         providers.start()
         logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),

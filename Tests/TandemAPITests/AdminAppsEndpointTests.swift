@@ -133,7 +133,7 @@ struct AdminAppsEndpointTests {
         let list = try await send(admin, .GET, "/admin/accounts")
         #expect(list.status == .ok)
         #expect(text(list) == #"{"accounts":[{"name":"Acme B.V.","productToken":"\#(token.text.prefix(8))-****","#
-            + #""disabled":false,"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
+            + #""disabled":false,"smsCountries":{"mode":"enforce"},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
         #expect(!text(list).contains(token.text))
     }
 
@@ -174,11 +174,11 @@ struct AdminAppsEndpointTests {
 
         let list = try await send(admin, .GET, "/admin/apps")
         #expect(text(list) == #"{"apps":[{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
+            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
         let shown = try await send(admin, .GET, "/admin/apps/\(keyText.uppercased())")
         #expect(shown.status == .ok)
         #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"createdAt":"2026-09-21T14:13:20.000Z","#
+            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
             + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)
         for response in [list, shown] {
             #expect(!text(response).contains(secret))
@@ -419,7 +419,7 @@ struct AdminAppsEndpointTests {
             #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
                 + #""defaultMessageType":"Critical","apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyId":"ABC123DEFG","#
                 + #""teamId":"DEF123GHIJ","topic":"com.acme.app","sandbox":false},"#
-                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"},"createdAt":"2026-09-21T14:13:20.000Z","#
+                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"},"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
                 + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)
             let everything = text(shown) + text(try await send(admin, .GET, "/admin/apps"))
                 + text(try await send(admin, .GET, "/admin/accounts"))

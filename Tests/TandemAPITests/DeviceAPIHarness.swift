@@ -36,6 +36,8 @@ final class DeviceAPIHarness: Sendable {
     let pins = CapturingPinSender()
     let service: DeviceAPIService
     let router: HTTPRouter
+    let metrics = MetricsRegistry()
+    let webhook = RecordingWebhookPoster()
 
     init(configure: (inout Configuration.DeviceAPI) -> Void = { _ in }) async throws {
         gateway = try await GatewayHarness()
@@ -45,7 +47,8 @@ final class DeviceAPIHarness: Sendable {
         let clock = gateway.clock
         service = DeviceAPIService(registry: gateway.store, directory: gateway.store, scheduler: gateway.scheduler,
                                    pinSender: pins, voiceCaller: pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
-                                   now: { clock.now() }, configuration: api)
+                                   now: { clock.now() }, configuration: api, metrics: metrics, prefixBlocks: gateway.store,
+                                   webhookPoster: webhook)
         var router = HTTPRouter()
         DeviceAPIEndpoint(service: service).register(in: &router)
         self.router = router
@@ -135,6 +138,18 @@ final class DeviceAPIHarness: Sendable {
         let pin = pins.sms.last?.pin ?? "0000"
         return pin == "0000" ? "0001" : "0000"
     }
+}
+
+/// Records webhook posts (the prefix-block reports) and answers 204.
+final class RecordingWebhookPoster: WebhookPoster {
+    private let posts = Mutex<[(url: String, body: String)]>([])
+
+    func post(url: String, contentType: String, body: [UInt8]) async -> WebhookResult {
+        posts.withLock { $0.append((url, String(decoding: body, as: UTF8.self))) }
+        return .delivered(status: 204)
+    }
+
+    var received: [(url: String, body: String)] { posts.withLock { $0 } }
 }
 
 struct HarnessError: Error, CustomStringConvertible {
