@@ -180,4 +180,22 @@ struct SMSPumpingTests {
         #expect(guardian.evaluate(request("+31612345678"), now: t0 + .seconds(120)) == [.prefixVelocity(retryAfter: .seconds(480))])
         #expect(guardian.activeBlocks(now: t0 + .seconds(120)).isEmpty)
     }
+
+    @Test("an account's country rule: SMS to a refused region is rejected, a push loses its SMS fallback; monitor changes nothing")
+    func accountCountryRule() {
+        let policy = PolicySet.specDefaults[.critical]
+        let sms = RoutingDecision.sms(SMSRoute(reason: .noAppKey, policy: policy))
+        let target = PushTarget(deviceID: DeviceID(GUID("44444444-4444-4444-8444-444444444444")!), platform: .android, token: PushToken("t")!)
+        let push = RoutingDecision.push(PushPlan(targets: [target], policy: policy, smsAllowed: true))
+        let cuba = MSISDN("+5351234567")!, dutch = MSISDN("+31612345678")!
+        let deny = SMSCountryPolicy(countries: .deny([RegionCode("CU")!]))
+        #expect(deny.restrict(sms, msisdn: cuba) == (.reject(.smsCountryNotAllowed), RegionCode("CU")))
+        #expect(deny.restrict(push, msisdn: cuba) == (.push(PushPlan(targets: [target], policy: policy, smsAllowed: false)), RegionCode("CU")))
+        #expect(deny.restrict(sms, msisdn: dutch) == (sms, nil))
+        #expect(deny.restrict(.reject(.noAppKey), msisdn: cuba) == (.reject(.noAppKey), nil))
+        let monitor = SMSCountryPolicy(mode: .monitor, countries: .deny([RegionCode("CU")!]))
+        #expect(monitor.restrict(sms, msisdn: cuba) == (sms, RegionCode("CU")))
+        #expect(monitor.restrict(push, msisdn: cuba) == (push, RegionCode("CU")))
+        #expect(SMSCountryPolicy().restrict(sms, msisdn: cuba) == (sms, nil))
+    }
 }
