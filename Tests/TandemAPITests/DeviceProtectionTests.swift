@@ -156,9 +156,12 @@ struct DeviceProtectionTests {
         #expect(h.pins.sms.count == 5)
         #expect(h.metrics.render().contains("tandem_pin_conversion_blocks_total{mode=\"enforce\"} 1\n"))
         #expect(blocked(h, "prefix_blocked", "enforce") == 1)
-        #expect(await eventually { h.webhook.received.count == 1 })
-        #expect(h.webhook.received.first?.url == "http://127.0.0.1:9/blocks")
-        #expect(h.webhook.received.first?.body.contains(#""event":"prefixBlocked","appKey":"\#(h.appA.key.text)","prefix":"+3161234","region":"NL""#) == true)
+        // Reported twice: the prefix block, and the app's conversion over all prefixes (the same 2 of 5 here).
+        #expect(await eventually { h.webhook.received.count == 2 })
+        #expect(h.webhook.received.allSatisfy { $0.url == "http://127.0.0.1:9/blocks" })
+        #expect(h.webhook.received.contains { $0.body.contains(#""event":"prefixBlocked","appKey":"\#(h.appA.key.text)","prefix":"+3161234","region":"NL""#) })
+        #expect(h.webhook.received.contains { $0.body.contains(#""event":"appConversionLow","appKey":"\#(h.appA.key.text)""#) })
+        #expect(h.metrics.render().contains("tandem_pin_app_conversion_alerts_total 1\n"))
         #expect(try h.gateway.count("SELECT count(*) FROM sms_prefix_blocks WHERE prefix = '+3161234' AND lifted_at IS NULL") == 1)
 
         // A restarted service reads the block back from the store.

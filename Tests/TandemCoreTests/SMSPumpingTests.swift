@@ -150,6 +150,24 @@ struct SMSPumpingTests {
         #expect(sparse.activeBlocks(now: t0).isEmpty)  // 0 of 9: too few to judge
     }
 
+    @Test("a run spread over many prefixes blocks none of them but alerts on the app, once per window")
+    func appConversion() {
+        var guardian = PinSMSGuard(settings: Self.pumping)
+        var alerts: [AppConversionAlert] = []
+        for index in 0..<12 {   // one send per prefix: no prefix reaches minimumSent
+            let sent = request("+316\(10 + index)000001")
+            _ = guardian.recordSent(sent, now: t0 + .seconds(Int64(index)))
+            if index == 0 { guardian.recordVerified(app: app, msisdn: sent.msisdn, now: t0) }
+            if let alert = guardian.checkAppConversion(app: app, now: t0 + .seconds(Int64(index))) { alerts.append(alert) }
+        }
+        #expect(guardian.activeBlocks(now: t0 + .seconds(20)).isEmpty)
+        #expect(alerts == [AppConversionAlert(app: app, at: t0 + .seconds(9), sent: 10, verified: 1)])
+        #expect(guardian.checkAppConversion(app: other, now: t0 + .seconds(20)) == nil)
+        _ = guardian.recordSent(request("+31699000001"), now: t0 + .seconds(3_605))
+        let again = guardian.checkAppConversion(app: app, now: t0 + .seconds(3_610))
+        #expect(again == nil)   // the window moved on: 1 send left in it, below minimumSent
+    }
+
     @Test("lifting ends the block and forgets the window; restored blocks are enforced, expired ones ignored")
     func liftAndRestore() throws {
         var guardian = PinSMSGuard(settings: Self.pumping)

@@ -119,7 +119,11 @@ def test_low_conversion_blocks_the_prefix_until_the_admin_api_lifts_it(serve):
         assert metric(server, "tandem_pin_sms_blocked_total", reason="prefix_blocked", mode="enforce") == 1
         [logged] = log_lines(server, "number prefix blocked: too few PINs verified")
         assert (logged["prefix"], logged["sent"], logged["verified"]) == (PREFIX, 10, 4)
-        [posted] = wait_for(hook.delivered, timeout=5, what="the block webhook")
+        posts = wait_for(lambda: (lambda found: found if len(found) == 2 else None)(hook.delivered()), timeout=5,
+                         what="the block and app-conversion webhooks")
+        [posted] = [post for post in posts if post["event"] == "prefixBlocked"]
+        [alert] = [post for post in posts if post["event"] == "appConversionLow"]    # the app's 4 of 10, all prefixes
+        assert (alert["appKey"], alert["sent"], alert["verified"]) == (app_key, 10, 4)
         assert posted["event"] == "prefixBlocked" and posted["appKey"] == app_key and posted["prefix"] == PREFIX
         assert (posted["region"], posted["sent"], posted["verified"], posted["mode"]) == ("NL", 10, 4, "enforce")
 

@@ -39,8 +39,9 @@ final class AbuseLimits: Sendable {
     /// The answer to a PIN send.
     enum Admission: Sendable, Hashable {
         /// Send it. `monitored`: what the guard would have refused (the app is in `monitor` mode);
-        /// `newBlock`: the prefix block this send started (store, log and report it).
-        case admitted(monitored: [PinSMSViolation], newBlock: PrefixBlock?)
+        /// `newBlock`: the prefix block this send started (store, log and report it); `appAlert`: the app's
+        /// conversion over all prefixes fell below the threshold (log and report it).
+        case admitted(monitored: [PinSMSViolation], newBlock: PrefixBlock?, appAlert: AppConversionAlert?)
         /// An abuse limit is spent.
         case limited(retryAfter: Duration)
         /// The guard refuses it (the app is in `enforce` mode).
@@ -83,7 +84,8 @@ final class AbuseLimits: Sendable {
             _ = limiters.pinPerApp.attempt(app.key.text, now: now)
             _ = limiters.pinPerClientIP.attempt(ip, now: now)
             let block = limiters.pumping.recordSent(request, now: now)
-            return .admitted(monitored: enforced ? [] : violations, newBlock: block)
+            let alert = limiters.pumping.checkAppConversion(app: app.key, now: now)
+            return .admitted(monitored: enforced ? [] : violations, newBlock: block, appAlert: alert)
         }
     }
 

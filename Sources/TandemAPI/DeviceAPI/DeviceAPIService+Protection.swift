@@ -15,6 +15,8 @@ struct ProtectionOutlets: Sendable {
     let refused: CounterFamily
     /// `tandem_pin_conversion_blocks_total{mode}`: prefixes blocked because too few PINs were verified.
     let conversionBlocks: CounterFamily
+    /// `tandem_pin_app_conversion_alerts_total`: apps whose PINs, over all prefixes, were verified too rarely.
+    let appConversionAlerts: CounterFamily
     /// `tandem_device_registrations_limited_total`: new installs refused by a registration limit.
     let registrationsLimited: CounterFamily
     let store: (any PrefixBlockStore)?
@@ -28,6 +30,8 @@ struct ProtectionOutlets: Sendable {
         conversionBlocks = metrics.counter("tandem_pin_conversion_blocks_total",
                                            help: "Number prefixes blocked for an app because too few of their PINs were verified.",
                                            labels: ["mode"])
+        appConversionAlerts = metrics.counter("tandem_pin_app_conversion_alerts_total",
+                                              help: "Apps whose PIN messages, over all prefixes, were verified below the conversion threshold (reported, not blocked).")
         registrationsLimited = metrics.counter("tandem_device_registrations_limited_total",
                                                help: "New installs refused by deviceAPI.limits.registrationsPerClientIP or registrationsPerApp.")
         self.store = store
@@ -74,12 +78,40 @@ extension DeviceAPIService: PrefixBlockControl {
             protection.refused.increment([violation.reason, mode.rawValue])
             log("PIN request refused by the SMS pumping defence", violation, challenge, caller)
             throw refusal(violation, challenge: challenge, now: now)
-        case .admitted(let monitored, let newBlock):
+        case .admitted(let monitored, let newBlock, let appAlert):
             for violation in monitored {
                 protection.refused.increment([violation.reason, mode.rawValue])
                 log("PIN request would be refused by the SMS pumping defence (monitor mode: sent)", violation, challenge, caller)
             }
             if let newBlock { await blocked(newBlock, mode: mode) }
+            if let appAlert { alerted(appAlert) }
+        }
+    }
+
+    /// The app's PIN conversion over all its prefixes fell below the threshold: logged, counted, posted.
+    private func alerted(_ alert: AppConversionAlert) {
+        protection.appConversionAlerts.increment()
+        logger.warning("PIN conversion of the app is below the threshold (all prefixes)", [
+            "app": .string(alert.app.text), "sent": .int(Int64(alert.sent)), "verified": .int(Int64(alert.verified)),
+        ])
+        post(.object([
+            JSONMember(key: "event", value: .string("appConversionLow")),
+            JSONMember(key: "appKey", value: .string(alert.app.text)),
+            JSONMember(key: "at", value: .string(ISO8601.format(alert.at))),
+            JSONMember(key: "sent", value: .number(String(alert.sent))),
+            JSONMember(key: "verified", value: .number(String(alert.verified))),
+        ]), what: "app conversion alert")
+    }
+
+    /// Posts a report to the protection webhook when one is configured, without holding up the request.
+    private func post(_ document: JSONValue, what: String) {
+        guard let poster = protection.webhookPoster, let url = protection.webhookURL else { return }
+        let body = Array(document.compactText.utf8)
+        let logger = logger
+        Task {
+            if case .failed(let reason, _) = await poster.post(url: url, contentType: "application/json", body: body) {
+                logger.error("protection webhook failed", ["report": .string(what), "error": .string(reason)])
+            }
         }
     }
 
@@ -120,15 +152,7 @@ extension DeviceAPIService: PrefixBlockControl {
                 logger.error("prefix block not stored", ["prefix": .string(block.prefix.text), "error": .string("\(error)")])
             }
         }
-        if let poster = protection.webhookPoster, let url = protection.webhookURL {
-            let body = Array(Self.webhookDocument(block, mode: mode).compactText.utf8)
-            let logger = logger
-            Task {
-                if case .failed(let reason, _) = await poster.post(url: url, contentType: "application/json", body: body) {
-                    logger.error("prefix block webhook failed", ["prefix": .string(block.prefix.text), "error": .string(reason)])
-                }
-            }
-        }
+        post(Self.webhookDocument(block, mode: mode), what: "prefix block \(block.prefix.text)")
     }
 
     /// `{"event":"prefixBlocked","appKey","prefix","region","since","until","sent","verified","mode"}`.

@@ -1,7 +1,9 @@
 /// The defence against SMS pumping in front of every PIN SMS (and PIN voice call): the app's country
 /// rule, a velocity limit per number prefix and app, a daily cap per number, and conversion monitoring
 /// (PIN SMS sent vs verified per prefix and app over a sliding window; below the threshold the prefix is
-/// blocked for a while).
+/// blocked for a while). The app's conversion over all its prefixes is watched too — a run spread thinly
+/// over many prefixes stays under every prefix's `minimumSent` — and reported (``checkAppConversion(app:now:)``),
+/// not blocked: stopping every PIN of an app would lock its real users out.
 ///
 /// Pure and single-threaded: every call takes `now`; the shell keeps one guard behind a lock, persists the
 /// blocks ``recordSent(_:now:)`` returns, and reloads them with ``restore(_:now:)`` after a restart.
@@ -85,6 +87,8 @@ public struct PinSMSGuard: Sendable {
     private var daily: RateLimiter
     private var windows: [Key: ConversionWindow] = [:]
     private var blocks: [Key: PrefixBlock] = [:]
+    private var appWindows: [AppKey: ConversionWindow] = [:]
+    private var appAlerts: [AppKey: Timestamp] = [:]
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -114,6 +118,7 @@ public struct PinSMSGuard: Sendable {
         guard let rule = settings.conversion else { return nil }
         expire(key, now: now)
         windows[key, default: ConversionWindow(window: rule.window)].recordSent(now: now)
+        appWindows[request.app, default: ConversionWindow(window: rule.window)].recordSent(now: now)
         guard blocks[key] == nil, let window = windows[key] else { return nil }
         let sent = window.sent(now: now), verified = window.verified(now: now)
         guard sent >= rule.minimumSent, Double(verified) < rule.threshold * Double(sent) else { return nil }
@@ -128,6 +133,18 @@ public struct PinSMSGuard: Sendable {
         guard let rule = settings.conversion else { return }
         let key = Key(app: app, prefix: NumberPrefix(msisdn))
         windows[key, default: ConversionWindow(window: rule.window)].recordVerified(now: now)
+        appWindows[app, default: ConversionWindow(window: rule.window)].recordVerified(now: now)
+    }
+
+    /// The app's conversion over all its prefixes, after a send: an alert when at least `minimumSent` PIN
+    /// messages in the window were verified below the threshold — at most one per app per `window`.
+    public mutating func checkAppConversion(app: AppKey, now: Timestamp) -> AppConversionAlert? {
+        guard let rule = settings.conversion, let window = appWindows[app] else { return nil }
+        if let last = appAlerts[app], now - last < rule.window { return nil }
+        let sent = window.sent(now: now), verified = window.verified(now: now)
+        guard sent >= rule.minimumSent, Double(verified) < rule.threshold * Double(sent) else { return nil }
+        appAlerts[app] = now
+        return AppConversionAlert(app: app, at: now, sent: sent, verified: verified)
     }
 
     /// Blocks read back from the store after a restart (expired ones are ignored).
@@ -158,6 +175,8 @@ public struct PinSMSGuard: Sendable {
         daily.purge(now: now)
         for key in Array(blocks.keys) { expire(key, now: now) }
         windows = windows.filter { !$0.value.isEmpty(now: now) }
+        appWindows = appWindows.filter { !$0.value.isEmpty(now: now) }
+        if let window = settings.conversion?.window { appAlerts = appAlerts.filter { now - $0.value < window } }
     }
 
     /// An expired block goes, and its window starts afresh.
@@ -165,6 +184,21 @@ public struct PinSMSGuard: Sendable {
         guard let block = blocks[key], !block.isActive(now: now) else { return }
         blocks[key] = nil
         windows[key] = nil
+    }
+}
+
+/// An app whose PIN messages, over all its prefixes, are verified below the conversion threshold.
+public struct AppConversionAlert: Sendable, Hashable {
+    public let app: AppKey
+    public let at: Timestamp
+    public let sent: Int
+    public let verified: Int
+
+    public init(app: AppKey, at: Timestamp, sent: Int, verified: Int) {
+        self.app = app
+        self.at = at
+        self.sent = sent
+        self.verified = verified
     }
 }
 
