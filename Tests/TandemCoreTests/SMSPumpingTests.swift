@@ -50,6 +50,29 @@ struct SMSPumpingTests {
         }
     }
 
+    @Test("deviceAPI.protection: every key decodes, conversion may be turned off, bad values name their key")
+    func configuration() throws {
+        let loaded = try loadTestConfiguration("""
+            {"deviceAPI": {"protection": {"pinPerPrefix": {"limit": 5, "window": "1h"}, "pinPerMSISDNDaily": {"limit": 4, "window": "24h"},
+             "conversion": {"window": "30m", "minimumSent": 8, "threshold": 0.25, "blockFor": "2h"}, "webhook": "https://ops.example.com/hook"},
+             "limits": {"registrationsPerClientIP": {"limit": 7, "window": "1h"}, "registrationsPerApp": {"limit": 9, "window": "1m"}}}}
+            """).deviceAPI
+        #expect(loaded.protection.guardSettings == PinSMSGuard.Settings(
+            prefixVelocity: (5, .seconds(3_600)), dailyCap: (4, .seconds(86_400)),
+            conversion: .init(window: .seconds(1_800), minimumSent: 8, threshold: 0.25, blockFor: .seconds(7_200))))
+        #expect(loaded.protection.webhook == "https://ops.example.com/hook")
+        #expect(loaded.limits.registrationsPerClientIP == .init(limit: 7, window: .seconds(3_600)))
+        #expect(loaded.limits.registrationsPerApp == .init(limit: 9, window: .seconds(60)))
+        #expect(try loadTestConfiguration(#"{"deviceAPI": {"protection": {"conversion": null}}}"#).deviceAPI.protection.conversion == nil)
+        #expect(try loadTestConfiguration("{}").deviceAPI.verification.pinLength == 6)
+        for (json, key) in [(#"{"deviceAPI": {"protection": {"conversion": {"threshold": 1.5}}}}"#, "threshold"),
+                            (#"{"deviceAPI": {"protection": {"conversion": {"treshold": 0.5}}}}"#, "treshold"),
+                            (#"{"deviceAPI": {"protection": {"webhook": "ftp://x"}}}"#, "webhook"),
+                            (#"{"deviceAPI": {"protection": {"pinPerPrefix": {"limit": 0, "window": "1h"}}}}"#, "limit")] {
+            #expect(testConfigurationProblem(json)?.contains(key) == true, "\(json)")
+        }
+    }
+
     @Test("a conversion window counts in slices and forgets a slice whole once it leaves the window")
     func conversionWindow() {
         var window = ConversionWindow(window: .seconds(3_600), buckets: 12)
