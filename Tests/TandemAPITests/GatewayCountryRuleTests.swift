@@ -47,4 +47,24 @@ struct GatewayCountryRuleTests {
         #expect(await eventually { h.sms.sent.count == 1 })
         await h.close()
     }
+
+    @Test("a push to a refused region goes out without SMS fallback, and a manual fallback is refused for it")
+    func pushKeepsNoFallback() async throws {
+        let h = try await GatewayHarness()
+        #expect(try await h.store.setSMSCountries(productToken: h.accountA.productToken,
+                                                  SMSCountryPolicy(countries: .deny([RegionCode("CU")!]))))
+        try await h.verifiedDevice(h.appA, msisdn: "+5351234567")
+        let otp = await h.submitJSON(GatewayHarness.request(token: h.accountA.productToken, Self.msg(
+            to: ["005351234567"], extra: "\"appKey\":\"\(h.appA.key.text)\",\"appMessageType\":\"OTP\"")))
+        #expect(otp.lines.first?["status"] as? String == "Accepted")
+        let id = try #require(otp.lines.first?["messageId"] as? String)
+        #expect(await eventually { h.push.sent.count == 1 })
+        let manual = await h.service.manualFallback(token: h.accountA.productToken.text, idOrReference: id)
+        #expect(manual.status == 200)
+        #expect(manual.text.contains(#""fallback":"smsCountryNotAllowed""#))
+        await h.dispatcher.waitUntilIdle()
+        #expect(h.sms.sent.isEmpty)
+        #expect(try h.count("SELECT count(*) FROM deliveries WHERE msisdn = '+5351234567'") == 1)
+        await h.close()
+    }
 }
