@@ -22,26 +22,6 @@ public struct SMSProtection: Sendable, Hashable {
     public var isDefault: Bool { self == SMSProtection() }
 }
 
-/// An account's rule for the SMS the gateway sends for it (`tandem account set-sms-countries`,
-/// `PUT /admin/accounts/{productToken}/sms-countries`): `{"mode":…,"allow":[…]|"deny":[…]}`.
-public struct SMSCountryPolicy: Sendable, Hashable {
-    public var mode: ProtectionMode
-    public var countries: CountryRule
-
-    public init(mode: ProtectionMode = .enforce, countries: CountryRule = .anywhere) {
-        self.mode = mode
-        self.countries = countries
-    }
-
-    public var isDefault: Bool { self == SMSCountryPolicy() }
-}
-
-/// Why a protection setting did not decode.
-public struct SMSProtectionError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 extension CountryRule {
     /// The rule from optional `allow` and `deny` lists (at most one of them).
     public static func lists(allow: [String]?, deny: [String]?) throws(SMSProtectionError) -> CountryRule {
@@ -102,32 +82,8 @@ extension SMSProtection: Codable {
     }
 }
 
-extension SMSCountryPolicy: Codable {
-    enum CodingKeys: String, CodingKey { case mode, allow, deny }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init()
-        if let text = try c.decodeIfPresent(String.self, forKey: .mode) {
-            guard let mode = ProtectionMode(rawValue: text) else {
-                throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "expected enforce or monitor")
-            }
-            self.mode = mode
-        }
-        countries = try CountryRule.decode(c, allow: .allow, deny: .deny)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(mode.rawValue, forKey: .mode)
-        if let (key, regions) = countries.list {
-            try c.encode(regions.map(\.text), forKey: key == "allow" ? .allow : .deny)
-        }
-    }
-}
-
 extension CountryRule {
-    fileprivate static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, allow: K, deny: K) throws -> CountryRule {
+    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, allow: K, deny: K) throws -> CountryRule {
         do {
             return try lists(allow: try c.decodeIfPresent([String].self, forKey: allow),
                              deny: try c.decodeIfPresent([String].self, forKey: deny))
