@@ -14,13 +14,14 @@ extension Store {
     /// Every account, disabled or not.
     public func accounts() throws(StoreError) -> [Account] {
         try read { (db: Connection) throws(StoreError) -> [Account] in
-            try db.query("SELECT name, product_token, created_at, disabled FROM accounts ORDER BY id").map { (row) throws(StoreError) in
+            try db.query("SELECT name, product_token, created_at, disabled, sms_countries FROM accounts ORDER BY id").map { (row) throws(StoreError) in
                 let tokenText = try row.get("product_token", as: String.self)
                 guard let token = ProductToken(tokenText) else {
                     throw StoreError.decoding(column: "product_token", message: "not a GUID: \(tokenText)")
                 }
                 return Account(name: try row.get("name", as: String.self), productToken: token,
-                               createdAt: try row.get("created_at", as: Int64.self), disabled: try row.get("disabled", as: Bool.self))
+                               createdAt: try row.get("created_at", as: Int64.self), disabled: try row.get("disabled", as: Bool.self),
+                               smsCountries: try Self.smsSetting(row, "sms_countries", default: SMSCountryPolicy()))
             }
         }
     }
@@ -28,10 +29,11 @@ extension Store {
     /// The account with this product token, disabled or not; nil when there is none.
     public func account(productToken: ProductToken) throws(StoreError) -> Account? {
         try read { (db: Connection) throws(StoreError) -> Account? in
-            guard let row = try db.queryFirst("SELECT name, created_at, disabled FROM accounts WHERE product_token = ?",
+            guard let row = try db.queryFirst("SELECT name, created_at, disabled, sms_countries FROM accounts WHERE product_token = ?",
                                               [.text(productToken.text)]) else { return nil }
             return Account(name: try row.get("name", as: String.self), productToken: productToken,
-                           createdAt: try row.get("created_at", as: Int64.self), disabled: try row.get("disabled", as: Bool.self))
+                           createdAt: try row.get("created_at", as: Int64.self), disabled: try row.get("disabled", as: Bool.self),
+                           smsCountries: try Self.smsSetting(row, "sms_countries", default: SMSCountryPolicy()))
         }
     }
 }

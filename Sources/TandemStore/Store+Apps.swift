@@ -17,10 +17,11 @@ extension Store: AppRegistry, PushCredentialsSource {
                 throw StoreError.decoding(column: "account_id", message: "no account has product token \(app.account)")
             }
             try db.run("""
-                INSERT INTO apps (account_id, name, app_key, app_secret, default_message_type, created_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO apps (account_id, name, app_key, app_secret, default_message_type, created_at, sms_protection)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [.integer(accountID), .text(app.name), .text(app.key.text), .text(app.secret.text),
-                      .text(app.defaultMessageType.wireName), .integer(app.createdAt)])
+                      .text(app.defaultMessageType.wireName), .integer(app.createdAt),
+                      try Self.smsSettingText(app.smsProtection, isDefault: app.smsProtection.isDefault).sqlValue])
         }
     }
 
@@ -28,7 +29,7 @@ extension Store: AppRegistry, PushCredentialsSource {
     public func app(key: AppKey) throws(StoreError) -> App? {
         try read { (db: Connection) throws(StoreError) -> App? in
             guard let row = try db.queryFirst("""
-                SELECT p.name, p.app_secret, p.default_message_type, p.created_at, a.product_token
+                SELECT p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, a.product_token
                 FROM apps p JOIN accounts a ON a.id = p.account_id WHERE p.app_key = ?
                 """, [.text(key.text)]) else { return nil }
             return try Self.app(row, key: key)
@@ -136,7 +137,7 @@ extension Store: AppRegistry, PushCredentialsSource {
 
     /// The columns ``summary(_:key:decoder:)`` reads, with the FROM clause (append WHERE / ORDER BY).
     private static let summaryColumns = """
-        p.app_key, p.name, p.app_secret, p.default_message_type, p.push_credentials, p.created_at,
+        p.app_key, p.name, p.app_secret, p.default_message_type, p.push_credentials, p.created_at, p.sms_protection,
         a.product_token, a.name AS account_name
         FROM apps p JOIN accounts a ON a.id = p.account_id
         """
@@ -150,7 +151,8 @@ extension Store: AppRegistry, PushCredentialsSource {
             throw StoreError.decoding(column: "apps", message: "app \(key) has a malformed stored value")
         }
         return App(key: key, secret: secret, name: try row.get("name", as: String.self), account: token,
-                   defaultMessageType: type, createdAt: try row.get("created_at", as: Int64.self))
+                   defaultMessageType: type, createdAt: try row.get("created_at", as: Int64.self),
+                   smsProtection: try smsSetting(row, "sms_protection", default: SMSProtection()))
     }
 
     private static func summary(_ row: Row, key: AppKey, decoder: JSONDecoder) throws(StoreError) -> AppSummary {

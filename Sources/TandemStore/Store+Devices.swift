@@ -5,7 +5,7 @@ import TandemCore
 extension Store: DeviceRegistry {
     private static let registrationColumns = """
         r.device_id, p.app_key, r.msisdn, r.platform, r.user_agent, r.push_token, r.status, r.notifications_enabled,
-        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.created_at, r.updated_at
+        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.created_at, r.updated_at
         """
 
     /// From the registration cache when it holds it (see `RegistrationCache`), else read.
@@ -26,9 +26,9 @@ extension Store: DeviceRegistry {
             let released = try Self.releasePushToken(registration, on: db)
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,
-                    notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts,
+                    notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts, pin_length,
                     created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(registration.deviceID.text), .integer(appID)] + Self.mutableBindings(registration)
                     + [.integer(registration.createdAt.milliseconds), .integer(registration.updatedAt.milliseconds)])
             return ((), released)
@@ -45,7 +45,8 @@ extension Store: DeviceRegistry {
             try db.run("""
                 UPDATE registrations
                 SET msisdn = ?, platform = ?, user_agent = ?, push_token = ?, status = ?, notifications_enabled = ?,
-                    pin_nonce = ?, pin_msisdn = ?, pin_issued_at = ?, pin_expires_at = ?, pin_attempts = ?, updated_at = ?
+                    pin_nonce = ?, pin_msisdn = ?, pin_issued_at = ?, pin_expires_at = ?, pin_attempts = ?, pin_length = ?,
+                    updated_at = ?
                 WHERE device_id = ?
                 """, Self.mutableBindings(registration) + [.integer(registration.updatedAt.milliseconds), .text(device.text)])
             return (result, released)
@@ -155,7 +156,8 @@ extension Store: DeviceRegistry {
                   let expires = try row.get("pin_expires_at", as: Int64?.self) else { throw malformed }
             challenge = PinChallenge(nonce: nonce, msisdn: number, issuedAt: Timestamp(milliseconds: issued),
                                      expiresAt: Timestamp(milliseconds: expires),
-                                     attempts: Int(try row.get("pin_attempts", as: Int64.self)))
+                                     attempts: Int(try row.get("pin_attempts", as: Int64.self)),
+                                     pinLength: try row.get("pin_length", as: Int64?.self).map { Int($0) })
         }
         let token = try row.get("push_token", as: String?.self)
         return DeviceRegistration(
@@ -167,7 +169,7 @@ extension Store: DeviceRegistry {
     }
 
     /// msisdn, platform, user_agent, push_token, status, notifications_enabled, pin_nonce, pin_msisdn,
-    /// pin_issued_at, pin_expires_at, pin_attempts — in that order.
+    /// pin_issued_at, pin_expires_at, pin_attempts, pin_length — in that order.
     private static func mutableBindings(_ registration: DeviceRegistration) -> [SQLValue] {
         let challenge = registration.verification.challenge
         return [registration.msisdn?.e164.sqlValue ?? .null, .text(registration.platform.wireName),
@@ -175,7 +177,7 @@ extension Store: DeviceRegistry {
                 .text(registration.status.wireName), registration.notificationsEnabled.sqlValue,
                 challenge?.nonce.sqlValue ?? .null, challenge?.msisdn.e164.sqlValue ?? .null,
                 challenge?.issuedAt.milliseconds.sqlValue ?? .null, challenge?.expiresAt.milliseconds.sqlValue ?? .null,
-                .integer(Int64(challenge?.attempts ?? 0))]
+                .integer(Int64(challenge?.attempts ?? 0)), (challenge?.pinLength).map { SQLValue.integer(Int64($0)) } ?? .null]
     }
 
     /// A push token addresses one install: another registration of the same app holding it loses it.

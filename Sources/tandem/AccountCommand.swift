@@ -1,11 +1,14 @@
 import TandemCore
 import TandemStore
 
-/// `tandem account create NAME` and `tandem account set-webhook TOKEN URL|none [--format json|xml]`.
+/// `tandem account create NAME`, `tandem account set-webhook TOKEN URL|none [--format json|xml]` and
+/// `tandem account set-sms-countries TOKEN [--mode …] [--allow …|--deny …]`.
 struct AccountCommand {
     static let usage = """
         usage: tandem account create NAME [--config PATH]
                tandem account set-webhook PRODUCT_TOKEN URL|none [--format json|xml] [--config PATH]
+               tandem account set-sms-countries PRODUCT_TOKEN [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
+                                   [--config PATH]
 
         create       Creates a sender account and prints its product token (a GUID), which authenticates
                      gateway requests as `authentication.producttoken` or the `X-CM-PRODUCTTOKEN` header.
@@ -13,6 +16,11 @@ struct AccountCommand {
         set-webhook  Sets where the account's status reports are posted (an http or https URL), in CM's
                      JSON (default) or XML shape; `none` stops reports. Reports already queued keep the
                      URL they were queued with.
+        set-sms-countries
+                     Sets where the gateway may send SMS for the account (the whole setting): --allow NL,BE
+                     or --deny CU,001 (ISO region codes; 001 non-geographic). A recipient whose SMS would go
+                     to a refused region is rejected (or, with push, keeps no SMS fallback); --mode monitor
+                     sends anyway and logs it.
 
         """
 
@@ -20,11 +28,12 @@ struct AccountCommand {
     let environment: [String: String]
 
     func run() async throws(CommandFailure) {
-        guard let parsed = try Arguments.parse(arguments, known: ["config", "format"], usage: Self.usage) else { return }
+        guard let parsed = try Arguments.parse(arguments, known: ["config", "format", "mode", "allow", "deny"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
         case "set-webhook": try await setWebhook(parsed)
+        case "set-sms-countries": try await setSMSCountries(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }

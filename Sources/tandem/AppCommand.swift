@@ -19,6 +19,9 @@ struct AppCommand {
                                    --topic BUNDLE_ID [--sandbox] [--config PATH]
                tandem app set-fcm APP_KEY --service-account PATH [--config PATH]
                tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]
+               tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
+                                   [--pin-length 4..10] [--config PATH]
+               tandem app sms-blocks APP_KEY [--config PATH]
 
         create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
                        put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
@@ -34,6 +37,14 @@ struct AppCommand {
                        topic (the app's bundle ID); --sandbox for the development environment.
         set-fcm        Sets the FCM v1 credentials: the Google service-account JSON file on this machine.
         set-type       Sets the appMessageType used when a message names none.
+        set-sms-protection
+                       Sets how the app's PIN SMS are protected against SMS pumping (the whole setting; an
+                       option left out is its default): --allow NL,BE sends PINs only to those regions
+                       (ISO codes; 001 for non-geographic numbers, ZZ for unknown calling codes), --deny CU,001
+                       to all but those; --mode monitor sends anyway and logs what enforce (the default) would
+                       refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
+        sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
+                       server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
 
         """
 
@@ -42,7 +53,8 @@ struct AppCommand {
 
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
-            arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account"],
+            arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
+                               "mode", "allow", "deny", "pin-length"],
             flags: ["sandbox"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
@@ -53,6 +65,8 @@ struct AppCommand {
         case "set-apns": try await setAPNs(parsed)
         case "set-fcm": try await setFCM(parsed)
         case "set-type": try await setType(parsed)
+        case "set-sms-protection": try await setSMSProtection(parsed)
+        case "sms-blocks": try await smsBlocks(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }

@@ -51,6 +51,10 @@ enum AppText {
             lines.append(("apns", "not set"))
         }
         lines.append(("fcm service account", details.pushCredentials.fcm?.serviceAccountPath ?? "not set"))
+        let protection = app.smsProtection
+        lines.append(("pin sms countries", countries(protection.countries)))
+        lines.append(("pin sms mode", protection.mode.rawValue))
+        lines.append(("pin length", protection.pinLength.map(String.init) ?? "the configured length"))
         lines.append(("registrations", registrations(details)))
         let width = (lines.map(\.0.count).max() ?? 0) + 2
         return lines.map { label, value in
@@ -66,6 +70,15 @@ enum AppText {
         }
         return parts.isEmpty ? "0" : "\(details.registrationCount) (\(parts.joined(separator: ", ")))"
     }
+
+    /// `anywhere`, `only NL, BE`, or `anywhere but CU, 001`.
+    static func countries(_ rule: CountryRule) -> String {
+        switch rule {
+        case .anywhere: "anywhere"
+        case .allow(let regions): "only " + regions.sorted().map(\.text).joined(separator: ", ")
+        case .deny(let regions): "anywhere but " + regions.sorted().map(\.text).joined(separator: ", ")
+        }
+    }
 }
 
 extension String {
@@ -73,4 +86,5 @@ extension String {
     fileprivate func padding(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
+
 }

@@ -22,7 +22,7 @@ final class DeliveryStack: Sendable {
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
-         webhookPoster: any WebhookPoster, pinKey: [UInt8], logger: Logger) {
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -55,7 +55,8 @@ final class DeliveryStack: Sendable {
                                      voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
-                                     logger: logger.with(["component": "deviceAPI"]))
+                                     logger: logger.with(["component": "deviceAPI"]),
+                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -78,6 +79,7 @@ final class DeliveryStack: Sendable {
     /// while new messages are accepted. A receipt, report or fallback request for a delivery not loaded yet waits
     /// for it (an SMSC sends the receipts it kept for us as soon as we bind), and no timer fires before its deadline.
     func start() async throws {
+        try deviceAPI.restorePrefixBlocks()
         try await scheduler.beginRecovery()
         providers.start()
         let scheduler = scheduler, relay = relay, store = store, logger = logger

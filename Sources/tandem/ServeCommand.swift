@@ -129,7 +129,7 @@ struct ServeCommand {
         let stack = DeliveryStack(configuration: configuration, policies: policies, store: store, providers: providers,
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
-                                  pinKey: pinKey, logger: logger)
+                                  pinKey: pinKey, metrics: registry, logger: logger)
         do {
             try await stack.start()
         } catch {
@@ -148,7 +148,8 @@ struct ServeCommand {
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         AdminAppsEndpoint(registry: store, adminToken: adminToken,
                           now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
-                          isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger).register(in: &router)
+                          isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
+                          prefixBlocks: stack.deviceAPI).register(in: &router)
         logger.info("admin API", ["enabled": .bool(adminToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])

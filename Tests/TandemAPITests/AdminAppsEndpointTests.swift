@@ -68,6 +68,10 @@ struct AdminAppsEndpointTests {
         (.PUT, "/admin/apps/00000000-0000-4000-8000-000000000001/apns"),
         (.PUT, "/admin/apps/00000000-0000-4000-8000-000000000001/fcm"),
         (.PUT, "/admin/apps/00000000-0000-4000-8000-000000000001/type"),
+        (.PUT, "/admin/apps/00000000-0000-4000-8000-000000000001/sms-protection"),
+        (.GET, "/admin/apps/00000000-0000-4000-8000-000000000001/sms-blocks"),
+        (.DELETE, "/admin/apps/00000000-0000-4000-8000-000000000001/sms-blocks/+3161234"),
+        (.PUT, "/admin/accounts/00000000-0000-4000-8000-000000000002/sms-countries"),
     ]
 
     // MARK: - Authorization
@@ -110,6 +114,39 @@ struct AdminAppsEndpointTests {
 
     // MARK: - Accounts
 
+    @Test("SMS protection and an account's SMS countries: set whole, shown in the documents; bad bodies are 400, unknown keys 404")
+    func smsProtection() async throws {
+        let registry = InMemoryAppRegistry()
+        let admin = endpoint(registry)
+        let (token, key, _) = try await provision(admin)
+        let set = try await send(admin, .PUT, "/admin/apps/\(key)/sms-protection", #"{"mode":"monitor","allow":["nl","BE"],"pinLength":4}"#)
+        #expect(set.status == .ok)
+        #expect(text(set).contains(#""smsProtection":{"mode":"monitor","allow":["BE","NL"],"pinLength":4}"#))
+        #expect(registry.storedApp(AppKey(key)!)?.smsProtection
+                == SMSProtection(mode: .monitor, countries: .allow([RegionCode("NL")!, RegionCode("BE")!]), pinLength: 4))
+        for (body, problem) in [(#"{"pinLength":3}"#, #""pinLength" must be 4 to 10"#),
+                                (#"{"mode":"block"}"#, #""mode" must be enforce or monitor, got "block""#),
+                                (#"{"allow":["NL"],"deny":["CU"]}"#, #"give "allow" or "deny", not both"#),
+                                (#"{"deny":"CU"}"#, #""deny" must be an array of strings, not a string"#),
+                                (#"{"countries":["CU"]}"#, #"unknown key "countries""#)] {
+            let refused = try await send(admin, .PUT, "/admin/apps/\(key)/sms-protection", body)
+            #expect(refused.status == .badRequest, "\(body)")
+            #expect(try error(refused).contains(problem), "\(body): \(text(refused))")
+        }
+        #expect(try await send(admin, .PUT, "/admin/apps/00000000-0000-4000-8000-000000000009/sms-protection", "{}").status == .notFound)
+        // Blocks live in the running device API: without one in this process the routes say so.
+        #expect(try await send(admin, .GET, "/admin/apps/\(key)/sms-blocks").status == .serviceUnavailable)
+
+        let countries = try await send(admin, .PUT, "/admin/accounts/\(token)/sms-countries", #"{"deny":["CU","001"]}"#)
+        #expect(countries.status == .ok)
+        #expect(text(countries).contains(#""smsCountries":{"mode":"enforce","deny":["001","CU"]}"#))
+        #expect(try registry.account(productToken: ProductToken(token)!)?.smsCountries
+                == SMSCountryPolicy(countries: .deny([RegionCode("CU")!, .nonGeographic])))
+        #expect(try await send(admin, .PUT, "/admin/accounts/00000000-0000-4000-8000-000000000009/sms-countries", "{}").status
+                == .notFound)
+        #expect(try await send(admin, .PUT, "/admin/accounts/not-a-token/sms-countries", "{}").status == .badRequest)
+    }
+
     @Test("creating an account shows its product token once; the list masks it")
     func accounts() async throws {
         let registry = InMemoryAppRegistry()
@@ -126,7 +163,7 @@ struct AdminAppsEndpointTests {
         let list = try await send(admin, .GET, "/admin/accounts")
         #expect(list.status == .ok)
         #expect(text(list) == #"{"accounts":[{"name":"Acme B.V.","productToken":"\#(token.text.prefix(8))-****","#
-            + #""disabled":false,"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
+            + #""disabled":false,"smsCountries":{"mode":"enforce"},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
         #expect(!text(list).contains(token.text))
     }
 
@@ -167,11 +204,11 @@ struct AdminAppsEndpointTests {
 
         let list = try await send(admin, .GET, "/admin/apps")
         #expect(text(list) == #"{"apps":[{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
+            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
         let shown = try await send(admin, .GET, "/admin/apps/\(keyText.uppercased())")
         #expect(shown.status == .ok)
         #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"createdAt":"2026-09-21T14:13:20.000Z","#
+            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
             + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)
         for response in [list, shown] {
             #expect(!text(response).contains(secret))
@@ -412,7 +449,7 @@ struct AdminAppsEndpointTests {
             #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
                 + #""defaultMessageType":"Critical","apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyId":"ABC123DEFG","#
                 + #""teamId":"DEF123GHIJ","topic":"com.acme.app","sandbox":false},"#
-                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"},"createdAt":"2026-09-21T14:13:20.000Z","#
+                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"},"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
                 + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)
             let everything = text(shown) + text(try await send(admin, .GET, "/admin/apps"))
                 + text(try await send(admin, .GET, "/admin/accounts"))

@@ -42,6 +42,8 @@ final class DeviceAPIHarness: Sendable {
     let log = LogLines()
     let service: DeviceAPIService
     let router: HTTPRouter
+    let metrics = MetricsRegistry()
+    let webhook = RecordingWebhookPoster()
 
     init(configure: (inout Configuration.DeviceAPI) -> Void = { _ in }) async throws {
         gateway = try await GatewayHarness()
@@ -52,7 +54,8 @@ final class DeviceAPIHarness: Sendable {
         service = DeviceAPIService(registry: gateway.store, directory: gateway.store, scheduler: gateway.scheduler,
                                    pinSender: pins, voiceCaller: pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
                                    now: { clock.now() }, configuration: api,
-                                   logger: Logger(minimumLevel: .debug, now: { 0 }, sink: log.append))
+                                   logger: Logger(minimumLevel: .debug, now: { 0 }, sink: log.append),
+                                   metrics: metrics, prefixBlocks: gateway.store, webhookPoster: webhook)
         var router = HTTPRouter()
         DeviceAPIEndpoint(service: service).register(in: &router)
         self.router = router
@@ -142,6 +145,18 @@ final class DeviceAPIHarness: Sendable {
         let pin = pins.sms.last?.pin ?? "0000"
         return pin == "0000" ? "0001" : "0000"
     }
+}
+
+/// Records webhook posts (the prefix-block reports) and answers 204.
+final class RecordingWebhookPoster: WebhookPoster {
+    private let posts = Mutex<[(url: String, body: String)]>([])
+
+    func post(url: String, contentType: String, body: [UInt8]) async -> WebhookResult {
+        posts.withLock { $0.append((url, String(decoding: body, as: UTF8.self))) }
+        return .delivered(status: 204)
+    }
+
+    var received: [(url: String, body: String)] { posts.withLock { $0 } }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

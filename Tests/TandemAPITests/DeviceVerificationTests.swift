@@ -28,11 +28,11 @@ struct DeviceVerificationTests {
         #expect(h.pins.sms.count == 1)
         let sent = try #require(h.pins.sms.first)
         #expect(sent.msisdn == MSISDN("+31600000001"))
-        #expect(sent.pin.count == 4)
+        #expect(sent.pin.count == 6)  // deviceAPI.verification.pinLength's default
         #expect(sent.text == "Your App A verification code is \(sent.pin)")
         #expect(sent.language == "en_US")
         // The database holds no PIN.
-        #expect(try h.gateway.count("SELECT count(*) FROM registrations WHERE pin_nonce LIKE '%\(sent.pin)%' AND length(pin_nonce) = 4") == 0)
+        #expect(try h.gateway.count("SELECT count(*) FROM registrations WHERE pin_nonce LIKE '%\(sent.pin)%' AND length(pin_nonce) = \(sent.pin.count)") == 0)
 
         let wrong = await h.call(.PUT, "/v1.0/deviceregistrations", app: h.appA, device: device, body: #"{"VerificationCode":"\#(h.wrongPIN())"}"#)
         #expect(wrong.status == 200)

@@ -57,7 +57,7 @@ final class InMemoryAppRegistry: AppRegistry {
     func rotateSecret(key: AppKey, to secret: AppSecret) async throws -> Bool {
         try update(key) { app, _ in
             app = App(key: app.key, secret: secret, name: app.name, account: app.account,
-                      defaultMessageType: app.defaultMessageType, createdAt: app.createdAt)
+                      defaultMessageType: app.defaultMessageType, createdAt: app.createdAt, smsProtection: app.smsProtection)
         }
     }
 
@@ -72,7 +72,25 @@ final class InMemoryAppRegistry: AppRegistry {
     func setDefaultMessageType(key: AppKey, _ type: AppMessageType) async throws -> Bool {
         try update(key) { app, _ in
             app = App(key: app.key, secret: app.secret, name: app.name, account: app.account,
-                      defaultMessageType: type, createdAt: app.createdAt)
+                      defaultMessageType: type, createdAt: app.createdAt, smsProtection: app.smsProtection)
+        }
+    }
+
+    func setSMSProtection(key: AppKey, _ protection: SMSProtection) async throws -> Bool {
+        try update(key) { app, _ in
+            app = App(key: app.key, secret: app.secret, name: app.name, account: app.account,
+                      defaultMessageType: app.defaultMessageType, createdAt: app.createdAt, smsProtection: protection)
+        }
+    }
+
+    func setSMSCountries(productToken: ProductToken, _ policy: SMSCountryPolicy) async throws -> Bool {
+        try check()
+        return state.withLock { state in
+            guard let index = state.accounts.firstIndex(where: { $0.productToken == productToken }) else { return false }
+            let old = state.accounts[index]
+            state.accounts[index] = Account(name: old.name, productToken: old.productToken, createdAt: old.createdAt,
+                                            disabled: old.disabled, smsCountries: policy)
+            return true
         }
     }
 

@@ -20,7 +20,7 @@ struct HardeningTests {
         let (server, port) = try startServer(router: Self.router(), records: records)
         let smuggled = "GET /any HTTP/1.1\r\nHost: x\r\n\r\n"
         let (answer, closed) = try await onThread { () throws -> (RawHTTPResponse, Bool) in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             try client.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length : \(smuggled.utf8.count)\r\n\r\n\(smuggled)")
             let answer = try client.readResponse()
             return (answer, client.peerClosed())
@@ -40,7 +40,7 @@ struct HardeningTests {
     func fieldNameSyntax(header: String, status: Int) async throws {
         let (server, port) = try startServer(router: Self.router())
         let answer = try await onThread { () throws -> RawHTTPResponse in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             try client.send(get("/any", extraHeaders: header))
             return try client.readResponse()
         }
@@ -55,7 +55,7 @@ struct HardeningTests {
         let targets = ["/any?" + (0..<300).map { "a\($0)=1" }.joined(separator: "&"),
                        "/any?" + Array(repeating: "a", count: 1_500).joined(separator: "&")]
         let answers = try await onThread { () throws -> [RawHTTPResponse] in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             return try targets.map { target throws(RawClientError) -> RawHTTPResponse in
                 try client.send(get(target))
                 return try client.readResponse()
@@ -74,7 +74,7 @@ struct HardeningTests {
         var clients = try await onThread { () throws -> [RawHTTPClientBox] in
             var held: [RawHTTPClientBox] = []
             for _ in 0..<limit {
-                let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+                let client = try RawHTTPClient(port: port)
                 try client.send(get("/any"))
                 #expect(try client.readResponse().status == 200)
                 held.append(RawHTTPClientBox(client))
@@ -82,7 +82,7 @@ struct HardeningTests {
             return held
         }
         let over = try await onThread { () throws -> RawHTTPResponse in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             try client.send(get("/any"))
             return try client.readResponse()
         }
@@ -93,12 +93,12 @@ struct HardeningTests {
 
         // Fill the answered excess with idle connections; the next one is closed unanswered.
         clients += try await onThread { () throws -> [RawHTTPClientBox] in
-            try (0..<ConnectionsPerAddress.answeredExcess).map { _ in RawHTTPClientBox(try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)) }
+            try (0..<ConnectionsPerAddress.answeredExcess).map { _ in RawHTTPClientBox(try RawHTTPClient(port: port)) }
         }
         let holding = clients.count
         #expect(await eventually { server.core.connectionsPerAddress.openConnections(of: loopback) == holding })
         let refused = try await onThread { () throws -> Bool in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             try? client.send(get("/any"))
             return client.peerClosed()
         }
@@ -109,7 +109,7 @@ struct HardeningTests {
         clients.removeAll()
         #expect(await eventually { server.core.connectionsPerAddress.openConnections(of: loopback) == 0 })
         let again = try await onThread { () throws -> RawHTTPResponse in
-            let client = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            let client = try RawHTTPClient(port: port)
             try client.send(get("/any"))
             return try client.readResponse()
         }
@@ -124,29 +124,41 @@ struct HardeningTests {
             $0.maxBodyBytes = 1_000_000
             $0.maxBufferedBodyBytes = 1_000_000
         }
-        let (busy, first) = try await onThread { () throws -> (RawHTTPResponse, RawHTTPResponse) in
-            // A slow client holds 600 KB of the budget with half its body sent.
-            let slow = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+        let budget = server.core.bodyBudget
+        // A slow client holds 600 KB of the budget with half its body sent.
+        let slow = try await onThread { () throws -> RawHTTPClientBox in
+            let slow = try RawHTTPClient(port: port)
             try slow.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
             try slow.send(Array(body[..<300_000]))
-            let other = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            return RawHTTPClientBox(slow)
+        }
+        #expect(await eventually { budget.inUse == body.count })
+        let (busy, first) = try await onThread { () throws -> (RawHTTPResponse, RawHTTPResponse) in
+            let other = try RawHTTPClient(port: port)
             try other.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
             let busy = try other.readResponse()
-            try slow.send(Array(body[300_000...]))
-            return (busy, try slow.readResponse())
+            try slow.client.send(Array(body[300_000...]))
+            return (busy, try slow.client.readResponse())
         }
         // Given back when the first request completed.
-        #expect(await eventually { server.core.bodyBudget.inUse == 0 })
-        let (later, chunked) = try await onThread { () throws -> (RawHTTPResponse, RawHTTPResponse) in
-            let retry = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+        #expect(await eventually { budget.inUse == 0 })
+        let later = try await onThread { () throws -> RawHTTPResponse in
+            let retry = try RawHTTPClient(port: port)
             try retry.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
             try retry.send(body)
-            let later = try retry.readResponse()
-            // A chunked body is counted as it arrives: with 600 KB held, a 500 KB chunked body is 503 at its end.
-            let holder = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            return try retry.readResponse()
+        }
+        #expect(await eventually { budget.inUse == 0 })
+        // A chunked body is counted as it arrives: with 600 KB held, a 500 KB chunked body is 503 at its end.
+        var holder: RawHTTPClientBox? = try await onThread { () throws -> RawHTTPClientBox in
+            let holder = try RawHTTPClient(port: port)
             try holder.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
             try holder.send(Array(body[..<1_000]))
-            let streamed = try RawHTTPClient(port: port, receiveTimeoutSeconds: 5)
+            return RawHTTPClientBox(holder)
+        }
+        #expect(await eventually { budget.inUse == body.count })
+        let chunked = try await onThread { () throws -> RawHTTPResponse in
+            let streamed = try RawHTTPClient(port: port)
             try streamed.send("POST /items HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             let piece = Array(body[..<100_000])
             for _ in 0..<5 {
@@ -155,8 +167,11 @@ struct HardeningTests {
                 try streamed.send("\r\n")
             }
             try streamed.send("0\r\n\r\n")
-            return (later, try streamed.readResponse())
+            return try streamed.readResponse()
         }
+        #expect(holder != nil)
+        holder = nil  // its request ends with its connection, before the shutdown below
+        #expect(await eventually { budget.inUse == 0 })
         #expect(busy.status == 503)
         #expect(busy.header("Retry-After") == "1")
         #expect(busy.bodyText.contains("too many request bodies in memory"))

@@ -43,6 +43,38 @@ struct AppStoreTests {
         }
     }
 
+    @Test("SMS protection, account country rules and prefix blocks are stored; a block outlives the store and is lifted once")
+    func smsProtection() async throws {
+        try await withApps { store, first, second async throws in
+            let protection = SMSProtection(mode: .monitor, countries: .allow([RegionCode("NL")!, RegionCode("BE")!]), pinLength: 4)
+            #expect(try await store.setSMSProtection(key: first.key, protection))
+            #expect(try store.app(key: first.key)?.smsProtection == protection)
+            #expect(try store.app(key: second.key)?.smsProtection == SMSProtection())
+            #expect(try await store.setSMSProtection(key: first.key, SMSProtection()))   // back to the default: NULL
+            #expect(try store.read { db throws(StoreError) in
+                try db.scalar("SELECT count(*) FROM apps WHERE sms_protection IS NOT NULL", as: Int64.self)
+            } == 0)
+            #expect(!(try await store.setSMSProtection(key: AppKey(try Fixture.guid(0x99)), protection)))
+
+            let deny = SMSCountryPolicy(mode: .enforce, countries: .deny([RegionCode("CU")!]))
+            #expect(try await store.setSMSCountries(productToken: first.account, deny))
+            #expect(try store.account(productToken: first.account)?.smsCountries == deny)
+            #expect(try store.accounts().map(\.smsCountries) == [deny, SMSCountryPolicy()])
+
+            let now = Timestamp(milliseconds: 1_000_000)
+            let block = PrefixBlock(app: first.key, prefix: NumberPrefix("+3161234")!, region: RegionCode("NL")!, since: now,
+                                    until: now + .seconds(3_600), sent: 25, verified: 1)
+            let ended = PrefixBlock(app: second.key, prefix: NumberPrefix("+3161235")!, region: RegionCode("NL")!,
+                                    since: now + .seconds(-7_200), until: now + .seconds(-1), sent: 25, verified: 1)
+            try await store.insert(block)
+            try await store.insert(ended)
+            #expect(try store.activePrefixBlocks(now: now) == [block])
+            #expect(try await store.liftPrefixBlock(app: first.key, prefix: block.prefix, now: now + .seconds(60)))
+            #expect(!(try await store.liftPrefixBlock(app: first.key, prefix: block.prefix, now: now + .seconds(61))))
+            #expect(try store.activePrefixBlocks(now: now + .seconds(60)).isEmpty)
+        }
+    }
+
     @Test("appDetails counts the app's registrations by status in one query, with zeros for the rest")
     func details() async throws {
         try await withApps { store, first, second async throws in

@@ -48,10 +48,12 @@ class Reply:
         return f"Reply({self.status}, {self.body[:300]!r})"
 
 
-def send(server, method, target, body=None, headers=None):
+def send(server, method, target, body=None, headers=None, source=None):
     """One request on a fresh connection, the request-target sent byte for byte as given; no headers but
-    `headers` (plus the `Host` http.client adds when `headers` has none, and Content-Length)."""
-    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    `headers` (plus the `Host` http.client adds when `headers` has none, and Content-Length). `source`: the
+    client's own loopback address (any of 127.0.0.0/8), for tests of limits per client address."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10,
+                                            source_address=None if source is None else (source, 0))
     try:
         headers = dict(headers or {})
         skip_host = any(name.lower() == "host" for name in headers)
@@ -73,11 +75,12 @@ class Device:
     """One app install: signs every request with its app's key and secret, sends its User-Agent and, once
     registered, its DeviceID."""
 
-    def __init__(self, server, app_key, secret, user_agent=ANDROID_UA):
+    def __init__(self, server, app_key, secret, user_agent=ANDROID_UA, source=None):
         self.server = server
         self.app_key = app_key
         self.secret = secret
         self.user_agent = user_agent
+        self.source = source
         self.device_id = None
         self.last_ts = None
 
@@ -110,7 +113,7 @@ class Device:
 
     def call(self, method, target, body=None, **signing):
         payload = None if body is None else (body if isinstance(body, (str, bytes)) else json.dumps(body))
-        return send(self.server, method, target, payload, self.headers(method, target, **signing))
+        return send(self.server, method, target, payload, self.headers(method, target, **signing), source=self.source)
 
     # The API's routes.
 

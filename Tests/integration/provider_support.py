@@ -284,7 +284,7 @@ def registered_ios_device(server, smsc, app_key, secret, app_name, msisdn, push_
     assert reply.status == 200, reply
     assert (reply.json()["Platform"], reply.json()["RegistrationStatus"]) == ("iOS", "WaitingForPin"), reply
     submit = smsc.wait_for_submits(destination, before + 1)[before]
-    found = re.fullmatch(rf"Your {app_name} verification code is (\d{{4}})", submit.text or "")
+    found = re.fullmatch(rf"Your {app_name} verification code is (\d{{6}})", submit.text or "")
     assert found, submit
     # A PIN SMS asks for no receipt and goes from the configured sender (alphanumeric: TON 5, NPI 0).
     assert (submit.registered_delivery, submit.source_addr, submit.source_addr_ton, submit.source_addr_npi,

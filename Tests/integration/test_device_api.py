@@ -56,10 +56,10 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
         "0031612345678", "WaitingForPin", False)
     delivered = wait_for_pin(server, 1, "sms")
     pin = delivered["pin"]
-    assert re.fullmatch(r"\d{4}", pin) and delivered["text"] == f"Your MyApp verification code is {pin}"
+    assert re.fullmatch(r"\d{6}", pin) and delivered["text"] == f"Your MyApp verification code is {pin}"
     assert delivered["msisdn"] != "+31612345678" and "612345678" not in delivered["msisdn"]
 
-    wrong = f"{(int(pin) + 1) % 10_000:04d}"
+    wrong = f"{(int(pin) + 1) % 1_000_000:06d}"
     reply = device.update({"VerificationCode": wrong})
     assert reply.status == 200, reply
     assert (reply.json()["RegistrationStatus"], reply.json()["RegisteredForPushNotification"]) == (

@@ -14,6 +14,10 @@ import TandemHTTP
 /// | `PUT /admin/apps/{appKey}/apns` `{"keyFile"\|"keyEnv","keyId","teamId","topic","sandbox"?}` | app |
 /// | `PUT /admin/apps/{appKey}/fcm` `{"serviceAccountFile"}` | app |
 /// | `PUT /admin/apps/{appKey}/type` `{"defaultMessageType"}` | app |
+/// | `PUT /admin/apps/{appKey}/sms-protection` `{"mode"?,"allow"?\|"deny"?,"pinLength"?}` | app |
+/// | `GET /admin/apps/{appKey}/sms-blocks` | `{"blocks":[{"prefix","region","since","until","sent","verified"}]}` |
+/// | `DELETE /admin/apps/{appKey}/sms-blocks/{prefix}` | 204; 404 when the prefix is not blocked |
+/// | `PUT /admin/accounts/{productToken}/sms-countries` `{"mode"?,"allow"?\|"deny"?}` | account |
 ///
 /// where app is `{"appKey","name","accountName","defaultMessageType","apns":{…}|null,"fcm":{…}|null,"createdAt"}`.
 ///
@@ -33,23 +37,28 @@ public struct AdminAppsEndpoint: Sendable {
     /// The 403 message when no admin token is configured.
     public static let disabledMessage = "the admin API is disabled: set TANDEM_ADMIN_TOKEN"
 
-    private let registry: any AppRegistry
+    let registry: any AppRegistry
     private let adminToken: [UInt8]?
-    private let now: @Sendable () -> Timestamp
+    let now: @Sendable () -> Timestamp
     private let isRegularFile: @Sendable (String) -> Bool
-    private let logger: Logger
+    let logger: Logger
+    /// The running defence against SMS pumping (its prefix blocks); nil: the block routes answer 503.
+    let prefixBlocks: (any PrefixBlockControl)?
 
     /// - Parameters:
     ///   - adminToken: the bearer token; nil or empty turns the API off (every route 403).
     ///   - now: creation times of new accounts and apps.
     ///   - isRegularFile: whether a key file exists on the server (it must not read the file).
+    ///   - prefixBlocks: the device API's prefix blocks, listed and lifted by the admin API.
     public init(registry: any AppRegistry, adminToken: String?, now: @escaping @Sendable () -> Timestamp,
-                isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding) {
+                isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
+                prefixBlocks: (any PrefixBlockControl)? = nil) {
         self.registry = registry
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.now = now
         self.isRegularFile = isRegularFile
         self.logger = logger.with(["component": "admin"])
+        self.prefixBlocks = prefixBlocks
     }
 
     public func register(in router: inout HTTPRouter) {
@@ -66,11 +75,12 @@ public struct AdminAppsEndpoint: Sendable {
         router.add(.PUT, "/admin/apps/{appKey}/apns", asyncRoute { request throws(AdminFailure) in try await self.setAPNs(request) })
         router.add(.PUT, "/admin/apps/{appKey}/fcm", asyncRoute { request throws(AdminFailure) in try await self.setFCM(request) })
         router.add(.PUT, "/admin/apps/{appKey}/type", asyncRoute { request throws(AdminFailure) in try await self.setType(request) })
+        registerSMSProtection(in: &router)
     }
 
     // MARK: - Authorization
 
-    private func syncRoute(_ body: @escaping @Sendable (Request) throws(AdminFailure) -> Response) -> Handler {
+    func syncRoute(_ body: @escaping @Sendable (Request) throws(AdminFailure) -> Response) -> Handler {
         .sync { request in
             if let refusal = self.refusal(request) { return refusal }
             do throws(AdminFailure) {
@@ -81,7 +91,7 @@ public struct AdminAppsEndpoint: Sendable {
         }
     }
 
-    private func asyncRoute(_ body: @escaping @Sendable (Request) async throws(AdminFailure) -> Response) -> Handler {
+    func asyncRoute(_ body: @escaping @Sendable (Request) async throws(AdminFailure) -> Response) -> Handler {
         .async { request in
             if let refusal = self.refusal(request) { return refusal }
             do throws(AdminFailure) {
@@ -217,14 +227,14 @@ public struct AdminAppsEndpoint: Sendable {
     // MARK: - Shared
 
     /// Runs `write`; 404 when it found no app; else the app as it is now.
-    private func change(_ key: AppKey, _ action: String, log: String,
+    func change(_ key: AppKey, _ action: String, log: String,
                         _ write: () async throws -> Bool) async throws(AdminFailure) -> Response {
         guard try await call(action, write) else { throw Self.unknownApp(key) }
         logger.info(log, ["appKey": .string(key.text)])
         return AdminJSON.response(.ok, AdminJSON.app(try details(key)))
     }
 
-    private func details(_ key: AppKey) throws(AdminFailure) -> AppDetails {
+    func details(_ key: AppKey) throws(AdminFailure) -> AppDetails {
         guard let details = try call("read the app", { try registry.appDetails(key: key) }) else { throw Self.unknownApp(key) }
         return details
     }
@@ -234,7 +244,7 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     /// A registry call; its error goes to the log (never to the client) as a 500.
-    private func call<T>(_ action: String, _ body: () throws -> T) throws(AdminFailure) -> T {
+    func call<T>(_ action: String, _ body: () throws -> T) throws(AdminFailure) -> T {
         do {
             return try body()
         } catch {
@@ -243,7 +253,7 @@ public struct AdminAppsEndpoint: Sendable {
         }
     }
 
-    private func call<T>(_ action: String, _ body: () async throws -> T) async throws(AdminFailure) -> T {
+    func call<T>(_ action: String, _ body: () async throws -> T) async throws(AdminFailure) -> T {
         do {
             return try await body()
         } catch {
@@ -260,13 +270,13 @@ public struct AdminAppsEndpoint: Sendable {
         }
     }
 
-    private static func appKey(_ request: Request) throws(AdminFailure) -> AppKey {
+    static func appKey(_ request: Request) throws(AdminFailure) -> AppKey {
         let text = request.pathParameters["appKey"] ?? ""
         guard let key = AppKey(text) else { throw .badRequest("the app key must be a GUID, got \(JSONText.quoted(text))") }
         return key
     }
 
-    private static func unknownApp(_ key: AppKey) -> AdminFailure { .notFound("no app has key \(key.text)") }
+    static func unknownApp(_ key: AppKey) -> AdminFailure { .notFound("no app has key \(key.text)") }
 
     private static func name(_ body: AdminRequestBody) throws(AdminFailure) -> String {
         let name = try body.requiredString("name").trimmingASCIISpaces()

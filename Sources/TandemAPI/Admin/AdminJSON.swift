@@ -25,7 +25,35 @@ enum AdminJSON {
     /// `{"name","productToken":"1a2b3c4d-****","disabled","createdAt"}`.
     static func account(_ account: Account) -> JSONValue {
         object(["name": .string(account.name), "productToken": .string(account.productToken.description),
-                "disabled": .bool(account.disabled), "createdAt": time(account.createdAt)])
+                "disabled": .bool(account.disabled), "smsCountries": smsCountries(account.smsCountries),
+                "createdAt": time(account.createdAt)])
+    }
+
+    /// `{"mode","allow"|"deny"?,"pinLength"}`: the request shape of `PUT …/sms-protection` (`pinLength` null:
+    /// the configured length).
+    static func smsProtection(_ protection: SMSProtection) -> JSONValue {
+        var members = [JSONMember(key: "mode", value: .string(protection.mode.rawValue))]
+        if let (key, regions) = protection.countries.list {
+            members.append(JSONMember(key: key, value: .array(regions.map { .string($0.text) })))
+        }
+        members.append(JSONMember(key: "pinLength", value: protection.pinLength.map { .number(String($0)) } ?? .null))
+        return .object(members)
+    }
+
+    /// `{"mode","allow"|"deny"?}`.
+    static func smsCountries(_ policy: SMSCountryPolicy) -> JSONValue {
+        var members = [JSONMember(key: "mode", value: .string(policy.mode.rawValue))]
+        if let (key, regions) = policy.countries.list {
+            members.append(JSONMember(key: key, value: .array(regions.map { .string($0.text) })))
+        }
+        return .object(members)
+    }
+
+    /// `{"prefix","region","since","until","sent","verified"}`.
+    static func block(_ block: PrefixBlock) -> JSONValue {
+        object(["prefix": .string(block.prefix.text), "region": .string(block.region.text),
+                "since": .string(ISO8601.format(block.since)), "until": .string(ISO8601.format(block.until)),
+                "sent": .number(String(block.sent)), "verified": .number(String(block.verified))])
     }
 
     /// `{"appKey","name","accountName","defaultMessageType","apns","fcm","createdAt"}`; `apns`/`fcm` are null
@@ -58,6 +86,7 @@ enum AdminJSON {
             JSONMember(key: "defaultMessageType", value: .string(app.defaultMessageType.wireName)),
             JSONMember(key: "apns", value: summary.pushCredentials.apns.map(apns) ?? .null),
             JSONMember(key: "fcm", value: summary.pushCredentials.fcm.map(fcm) ?? .null),
+            JSONMember(key: "smsProtection", value: smsProtection(app.smsProtection)),
             JSONMember(key: "createdAt", value: time(app.createdAt)),
         ]
     }

@@ -63,4 +63,32 @@ struct AdminRequestBody {
         case let other?: throw .badRequest("\(JSONText.quoted(key)) must be true or false, not \(other.kindDescription)")
         }
     }
+
+    /// The integer at `key`; nil when absent or null.
+    func int(_ key: String) throws(AdminFailure) -> Int? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .number(let text)?:
+            guard let value = Int(text) else { throw .badRequest("\(JSONText.quoted(key)) must be a whole number, not \(text)") }
+            return value
+        case let other?: throw .badRequest("\(JSONText.quoted(key)) must be a number, not \(other.kindDescription)")
+        }
+    }
+
+    /// The array of strings at `key`; nil when absent or null.
+    func strings(_ key: String) throws(AdminFailure) -> [String]? {
+        switch members[key] {
+        case nil, .null?: return nil
+        case .array(let items)?:
+            var texts: [String] = []
+            for item in items {
+                guard case .string(let text) = item else {
+                    throw .badRequest("\(JSONText.quoted(key)) must be an array of strings, not of \(item.kindDescription)")
+                }
+                texts.append(text)
+            }
+            return texts
+        case let other?: throw .badRequest("\(JSONText.quoted(key)) must be an array of strings, not \(other.kindDescription)")
+        }
+    }
 }

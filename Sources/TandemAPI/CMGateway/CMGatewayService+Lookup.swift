@@ -50,13 +50,19 @@ extension CMGatewayService {
             logger.error("message lookup failed", ["error": .string("\(error)")])
             return internalFailure(format: .json)
         }
-        var results: [(MSISDN, ManualFallbackAvailability)] = []
+        var results: [(MSISDN, String)] = []
         do {
             for recipient in message.recipients {
+                if !recipient.delivery.isFinal, account.smsCountries.mode == .enforce,
+                   !account.smsCountries.countries.permits(CallingCodes.region(of: recipient.msisdn)) {
+                    // The account's country rule: no SMS to this region, not even on request.
+                    results.append((recipient.msisdn, "smsCountryNotAllowed"))
+                    continue
+                }
                 let outcome = recipient.delivery.isFinal
                     ? ManualFallbackAvailability.alreadyFinal
                     : try await scheduler.requestManualFallback(for: recipient.key)
-                results.append((recipient.msisdn, outcome))
+                results.append((recipient.msisdn, Self.describe(outcome)))
             }
         } catch {
             logger.error("manual fallback failed", ["error": .string("\(error)")])
@@ -64,7 +70,7 @@ extension CMGatewayService {
         }
         var body = "{\"messageId\":" + JSONText.quoted(message.id.text) + ",\"recipients\":["
         body += results.map { msisdn, outcome in
-            "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"fallback\":" + JSONText.quoted(Self.describe(outcome)) + "}"
+            "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"fallback\":" + JSONText.quoted(outcome) + "}"
         }.joined(separator: ",")
         body += "]}"
         return Reply(status: 200, contentType: "application/json", body: Array(body.utf8))

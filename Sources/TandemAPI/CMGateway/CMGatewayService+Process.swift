@@ -86,13 +86,21 @@ extension CMGatewayService {
         let content = MessageContent(messageID: messageID, sender: message.from.text, body: message.body,
                                      reference: message.reference, app: app?.key, forceUCS2: message.dcs == 8)
         let messageType = message.appMessageType ?? app?.defaultMessageType ?? .default
-        let valid = message.recipients.compactMap(\.msisdn)
+        let routing = RoutingRequest(allowedChannels: message.allowedChannels, appKey: message.appKey,
+                                     messageType: message.appMessageType)
+        // The account's country rule: a recipient only SMS can reach (no app, or Push not allowed) in a
+        // refused region is rejected here, spooled or not; the others are decided once routed.
+        let smsOnly = message.allowedChannels.allows(.sms) && (routing.appKey == nil || !message.allowedChannels.allows(.push))
+        let countryRefusal = { (msisdn: MSISDN) -> RegionCode? in
+            guard smsOnly, account.smsCountries.mode == .enforce else { return nil }
+            let region = CallingCodes.region(of: msisdn)
+            return account.smsCountries.countries.permits(region) ? nil : region
+        }
+        let valid = message.recipients.compactMap(\.msisdn).filter { countryRefusal($0) == nil }
         let spooled = drainer != nil && earlier == nil && !valid.isEmpty
             && configuration.spoolThreshold.map { valid.count >= $0 } == true
         // A spooled message is routed when the drainer starts it, with the registrations of that moment.
         let registrations = try (spooled ? nil : app).map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
-        let routing = RoutingRequest(allowedChannels: message.allowedChannels, appKey: message.appKey,
-                                     messageType: message.appMessageType)
         let smsValidity = validUntil.map { $0 - now } ?? configuration.defaultSMSValidity
         var accepted = 0
         for recipient in message.recipients {
@@ -100,9 +108,20 @@ extension CMGatewayService {
             case .failure(let error):
                 reject([recipient.raw], reference: message.reference, parts: parts, error: error, into: &plan)
             case .success(let msisdn):
+                if let region = countryRefusal(msisdn) {
+                    logger.warning("gateway SMS refused by the account's country rule",
+                                   ["account": .string(account.name), "msisdn": .msisdn(msisdn), "region": .string(region.text)])
+                    reject([recipient.raw], reference: message.reference, parts: parts, error: Self.countryError(region), into: &plan)
+                    continue
+                }
                 if !spooled {
-                    let decision = Router.route(routing, app: app, registrations: registrations[msisdn] ?? [],
-                                                policies: policies)
+                    let routed = Router.route(routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
+                    let (decision, region) = smsCountryRefusal(account, routed, msisdn: msisdn)
+                    if let region, case .reject(.smsCountryNotAllowed) = decision {
+                        reject([recipient.raw], reference: message.reference, parts: parts, error: Self.countryError(region),
+                               into: &plan)
+                        continue
+                    }
                     plan.deliveries.append(Scheduler.NewDelivery(msisdn: msisdn, content: content, decision: decision,
                                                                  smsValidity: smsValidity))
                 }
@@ -166,6 +185,34 @@ extension CMGatewayService {
             }
         }
         return .success((app, validUntil, earlier))
+    }
+
+    /// The account's country rule applied to a routing decision, logged when it caught something.
+    func smsCountryRefusal(_ account: Account, _ decision: RoutingDecision,
+                           msisdn: MSISDN) -> (decision: RoutingDecision, refused: RegionCode?) {
+        let result = account.smsCountries.restrict(decision, msisdn: msisdn)
+        if let region = result.refused {
+            let mode = account.smsCountries.mode
+            logger.warning(mode == .enforce ? "gateway SMS refused by the account's country rule"
+                                            : "gateway SMS would be refused by the account's country rule (monitor mode: sent)",
+                           ["account": .string(account.name), "msisdn": .msisdn(msisdn), "region": .string(region.text),
+                            "mode": .string(mode.rawValue),
+                            "outcome": .string(result.decision == decision ? "unchanged" : Self.describe(result.decision))])
+        }
+        return result
+    }
+
+    private static func describe(_ decision: RoutingDecision) -> String {
+        switch decision {
+        case .push: "push without SMS fallback"
+        case .sms: "sms"
+        case .reject: "rejected"
+        }
+    }
+
+    /// CM's 401 ("The message was rejected") for a recipient in a region the account may not send SMS to.
+    static func countryError(_ region: RegionCode) -> CMMessageError {
+        CMMessageError(code: .messageRejected, details: "SMS to numbers in \(region.text) is not allowed for this account")
     }
 
     private func reject(_ recipients: [String], reference: String?, parts: Int, error: CMMessageError, into plan: inout Plan) {

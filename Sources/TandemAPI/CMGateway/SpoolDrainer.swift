@@ -130,9 +130,17 @@ public actor SpoolDrainer {
         let now = now()
         let app = try chunk.routing.appKey.flatMap { try directory.app(key: $0) }
         let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: chunk.recipients) } ?? [:]
+        // The account's country rule for SMS (recipients only SMS could reach were refused at acceptance);
+        // a message without an app was decided whole at acceptance.
+        let countries = try app.flatMap { try directory.account(productToken: $0.account) }?.smsCountries ?? SMSCountryPolicy()
         let deliveries = chunk.recipients.map { msisdn -> Scheduler.NewDelivery in
             if let until = chunk.validUntil, until <= now { return .expired(msisdn: msisdn, content: chunk.content) }
-            let decision = Router.route(chunk.routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
+            let routed = Router.route(chunk.routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
+            let (decision, region) = countries.restrict(routed, msisdn: msisdn)
+            if let region {
+                logger.warning("spooled SMS caught by the account's country rule",
+                               ["msisdn": .msisdn(msisdn), "region": .string(region.text), "mode": .string(countries.mode.rawValue)])
+            }
             return Scheduler.NewDelivery(msisdn: msisdn, content: chunk.content, decision: decision,
                                          smsValidity: chunk.validUntil.map { $0 - now } ?? configuration.defaultSMSValidity)
         }

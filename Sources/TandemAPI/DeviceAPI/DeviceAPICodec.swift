@@ -29,6 +29,30 @@ enum DeviceAPICodec {
         let readAt: Timestamp?
     }
 
+    /// The longest push token accepted per platform, in bytes. An install's token is stored, cached and sent
+    /// with every push, so its size is capped well above what the services issue but far below the 4 KB
+    /// an attacker would send (3,000 installs with 4 KB tokens grew a database by 61 MB):
+    /// - iOS 200: APNs device tokens are 32 bytes, 64 hex characters; Apple warns the length may change, so
+    ///   three times today's. Not restricted to hex: the simulator's tokens (`noread-…`) are words.
+    /// - Android 1,024: FCM registration tokens are about 150–250 characters today, with no documented maximum.
+    /// - WindowsPhone 2,048: MPNS/WNS channel URIs are URLs, documented up to 2,048 characters.
+    static func maximumPushTokenBytes(_ platform: Platform) -> Int {
+        switch platform {
+        case .iOS: 200
+        case .android: 1_024
+        case .windowsPhone: 2_048
+        }
+    }
+
+    /// A 400 when the body's `PushToken` is longer than the caller's platform allows.
+    static func checkPushToken(_ changes: RegistrationChanges, platform: Platform) throws(Problem) {
+        guard case .some(.some(let token)) = changes.pushToken else { return }
+        let maximum = maximumPushTokenBytes(platform)
+        guard token.text.utf8.count <= maximum else {
+            throw Problem("PushToken is too long for \(platform.wireName): at most \(maximum) characters")
+        }
+    }
+
     static func registrationChanges(_ body: [UInt8]) throws(Problem) -> RegistrationChanges {
         var changes = RegistrationChanges()
         // The spec asks for at least `{}`; an empty body is read as `{}`.

@@ -15,15 +15,21 @@ extension DeviceAPIService {
         do throws(Refusal) {
             let caller = try authenticate(request)
             var changes = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.registrationChanges(request.body) }
+            try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.checkPushToken(changes, platform: caller.platform) }
             changes.verificationCode = nil
             let current = now()
+            if case .limited(let wait) = limits.chargeRegistration(app: caller.app.key, clientIP: caller.clientIP, now: current) {
+                protection.registrationsLimited.increment()
+                logger.warning("registration refused by a registration limit", ["app": .string(caller.app.key.text)])
+                throw Refusal.limited(wait, "new registrations")
+            }
             var generator = SystemRandomNumberGenerator()
             var registration = DeviceRegistration(
                 deviceID: .random(using: &generator), app: caller.app.key, platform: caller.platform,
                 userAgent: caller.userAgent, pushToken: nil, notificationsEnabled: true, verification: Verification(),
                 createdAt: current, updatedAt: current)
-            let step = apply(changes, to: &registration, now: current, nonce: PinCodec.newNonce())
-            try charge(step, caller: caller, now: current)
+            let step = apply(changes, to: &registration, app: caller.app, now: current, nonce: PinCodec.newNonce())
+            try await charge(step, caller: caller, now: current)
             try await writing { try await registry.create(registration) }
             logger.info("device registered", ["deviceID": .string(registration.deviceID.text), "app": .string(caller.app.key.text),
                                               "platform": .string(registration.platform.wireName)])
@@ -53,18 +59,20 @@ extension DeviceAPIService {
             let caller = try authenticate(request)
             let existing = try device(request, caller: caller)
             let changes = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.registrationChanges(request.body) }
+            try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.checkPushToken(changes, platform: caller.platform) }
             let current = now()
             let nonce = PinCodec.newNonce()
+            let app = caller.app
             // A dry run on the registration as read decides what to charge to the abuse limits before
             // anything is stored: a refused request changes nothing.
             var preview = existing
-            try charge(apply(changes, to: &preview, now: current, nonce: nonce), caller: caller, now: current)
+            try await charge(apply(changes, to: &preview, app: app, now: current, nonce: nonce), caller: caller, now: current)
             if changes.verificationCode != nil, case .limited(let wait) = limits.chargeVerification(clientIP: caller.clientIP, now: current) {
                 throw Refusal.limited(wait, "PIN attempts from this address")
             }
             let result = try await writing {
                 try await registry.update(existing.deviceID) { registration in
-                    let step = self.apply(changes, to: &registration, now: current, nonce: nonce)
+                    let step = self.apply(changes, to: &registration, app: app, now: current, nonce: nonce)
                     return (registration, step)
                 }
             }
@@ -75,6 +83,9 @@ extension DeviceAPIService {
             if let outcome = step.outcome {
                 logger.info("verification code checked", ["deviceID": .string(registration.deviceID.text),
                                                            "outcome": .string(Self.describe(outcome))])
+                if case .verified = outcome, let number = registration.msisdn {
+                    limits.recordVerified(app: caller.app.key, msisdn: number, now: current)
+                }
             }
             try await perform(step.effect, caller: caller)
             return Response.json(.ok, DeviceAPICodec.registration(registration, appName: caller.app.name))
@@ -123,7 +134,7 @@ extension DeviceAPIService {
             } catch {
                 throw Refusal(.badRequest, "request a PIN by SMS first (PUT Msisdn): a voice call reads out that PIN while it is valid")
             }
-            try charge(Step(effect: effect), caller: caller, now: current)
+            try await charge(Step(effect: effect), caller: caller, now: current)
             try await perform(effect, caller: caller)
             return Response.json(.ok, DeviceAPICodec.registration(registration, appName: caller.app.name))
         } catch {
@@ -133,10 +144,13 @@ extension DeviceAPIService {
 
     // MARK: Steps
 
-    /// Applies `changes` to `registration` (pure: `now` and the nonce for a new PIN come from the caller).
-    func apply(_ changes: DeviceAPICodec.RegistrationChanges, to registration: inout DeviceRegistration, now: Timestamp,
+    /// Applies `changes` to `registration` (pure: `now` and the nonce for a new PIN come from the caller). A
+    /// new PIN has `app`'s PIN length; a PIN is checked with the length it was issued with.
+    func apply(_ changes: DeviceAPICodec.RegistrationChanges, to registration: inout DeviceRegistration, app: App, now: Timestamp,
                nonce: String) -> Step {
-        let settings = configuration.verification.settings
+        var settings = configuration.verification.settings
+        settings.pinLength = app.smsProtection.pinLength ?? settings.pinLength
+        let configuredLength = configuration.verification.pinLength
         var step = Step()
         if let token = changes.pushToken, token != registration.pushToken {
             registration.pushToken = token
@@ -149,25 +163,19 @@ extension DeviceAPIService {
         if let code = changes.verificationCode {
             let codec = pinCodec
             step.outcome = registration.verification.verify(now: now, settings: settings) { challenge in
-                codec.matches(code, challenge: challenge, length: settings.pinLength)
+                codec.matches(code, challenge: challenge, length: challenge.length(configured: configuredLength))
             }
         }
         registration.updatedAt = now
         return step
     }
 
-    /// Charges a step that sends a PIN to the abuse limits; throws 429 when a budget is spent.
-    private func charge(_ step: Step, caller: Caller, now: Timestamp) throws(Refusal) {
-        let challenge: PinChallenge
+    /// Charges a step that sends a PIN to the abuse limits and the SMS pumping defence; throws 429 when a
+    /// budget is spent or the prefix is blocked, 403 when the app does not send PINs to the number's country.
+    private func charge(_ step: Step, caller: Caller, now: Timestamp) async throws(Refusal) {
         switch step.effect {
         case .none: return
-        case .sendSMS(let sent), .call(let sent): challenge = sent
-        }
-        if case .limited(let wait) = limits.chargePIN(msisdn: challenge.msisdn, app: caller.app.key, clientIP: caller.clientIP,
-                                                      now: now) {
-            logger.warning("PIN request refused by an abuse limit", ["msisdn": .msisdn(challenge.msisdn),
-                                                                      "app": .string(caller.app.key.text)])
-            throw Refusal.limited(wait, "PIN requests")
+        case .sendSMS(let challenge), .call(let challenge): try await admitPIN(challenge, caller: caller, now: now)
         }
     }
 
@@ -175,13 +183,14 @@ extension DeviceAPIService {
     /// is answered with 502, and asking again resends the same PIN. The client hears which provider failed,
     /// in its terms; the provider's own words (addresses, ports, libcurl's messages) go to the log only.
     private func perform(_ effect: VerificationEffect, caller: Caller) async throws(Refusal) {
-        let length = configuration.verification.pinLength
+        let configuredLength = configuration.verification.pinLength
         let language = UserAgent.language(caller.userAgent)
         switch effect {
         case .none:
             return
         case .sendSMS(let challenge):
-            let message = pinMessage(challenge, appName: caller.app.name, language: language, length: length)
+            let message = pinMessage(challenge, appName: caller.app.name, language: language,
+                                     length: challenge.length(configured: configuredLength))
             do {
                 try await pinSender.sendPIN(message)
             } catch {
@@ -190,7 +199,8 @@ extension DeviceAPIService {
             }
             logger.info("PIN sent by SMS", ["msisdn": .msisdn(challenge.msisdn), "app": .string(caller.app.key.text)])
         case .call(let challenge):
-            let message = pinMessage(challenge, appName: caller.app.name, language: language, length: length)
+            let message = pinMessage(challenge, appName: caller.app.name, language: language,
+                                     length: challenge.length(configured: configuredLength))
             do {
                 try await voiceCaller.callPIN(message)
             } catch {

@@ -25,10 +25,17 @@ public final class DeviceAPIService: Sendable {
     let replayGuard: ReplayGuard
     let signatures = SignatureCache()
     let limits: AbuseLimits
+    let protection: ProtectionOutlets
 
+    /// - Parameters:
+    ///   - metrics: where the PIN SMS refusals and prefix blocks are counted.
+    ///   - prefixBlocks: where prefix blocks are kept across restarts (nil: memory only).
+    ///   - webhookPoster: posts new prefix blocks to `deviceAPI.protection.webhook`, when configured.
     public init(registry: any DeviceRegistry, directory: any SenderDirectory, scheduler: Scheduler, pinSender: any PinSender,
                 voiceCaller: any VoiceCaller, pinCodec: PinCodec, now: @escaping @Sendable () -> Timestamp,
-                configuration: TandemCore.Configuration.DeviceAPI = .init(), logger: Logger = .discarding) {
+                configuration: TandemCore.Configuration.DeviceAPI = .init(), logger: Logger = .discarding,
+                metrics: MetricsRegistry = MetricsRegistry(), prefixBlocks: (any PrefixBlockStore)? = nil,
+                webhookPoster: (any WebhookPoster)? = nil) {
         self.registry = registry
         self.scheduler = scheduler
         self.pinSender = pinSender
@@ -39,7 +46,9 @@ public final class DeviceAPIService: Sendable {
         self.logger = logger
         keyring = AppKeyring(directory: directory)
         replayGuard = ReplayGuard(window: configuration.timestampWindow)
-        limits = AbuseLimits(configuration.limits)
+        limits = AbuseLimits(configuration.limits, protection: configuration.protection)
+        protection = ProtectionOutlets(metrics: metrics, store: prefixBlocks, webhookPoster: webhookPoster,
+                                       webhookURL: configuration.protection.webhook)
     }
 
     /// A request that passed the signature and `User-Agent` checks.

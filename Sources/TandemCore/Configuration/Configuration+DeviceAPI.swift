@@ -14,12 +14,16 @@ extension Configuration {
         public var maxTop = 1_000
         public var verification = Verification()
         public var limits = Limits()
+        public var protection = Protection()
         public init() {}
     }
 
     /// `deviceAPI.verification`: PINs.
     public struct Verification: Sendable, Hashable {
-        public var pinLength = 4
+        /// Digits in a PIN unless the app sets its own (`tandem app set-sms-protection --pin-length`). Six:
+        /// with 5 attempts per PIN and 3 PINs per number per hour, a 4-digit PIN gives a guesser 15 tries in
+        /// 10,000 (0.15 %) per hour — and whoever verifies another's number receives that person's OTP pushes.
+        public var pinLength = 6
         public var pinLifetime: Duration = .seconds(600)
         /// Wrong PINs allowed before a new PIN must be requested.
         public var maxAttempts = 5
@@ -48,7 +52,32 @@ extension Configuration {
         public var pinPerClientIP = Budget(limit: 10, window: .seconds(3_600))
         /// `VerificationCode` attempts from one client IP address.
         public var verifyPerClientIP = Budget(limit: 30, window: .seconds(3_600))
+        /// New installs (`POST /v1.0/deviceregistrations`) from one client IP address. Carrier-grade NAT puts
+        /// many phones behind one address: raise it rather than remove it.
+        public var registrationsPerClientIP = Budget(limit: 30, window: .seconds(3_600))
+        /// New installs of one app (a launch-day spike is far below 1,000 a minute per app for most apps).
+        public var registrationsPerApp = Budget(limit: 1_000, window: .seconds(60))
         public init() {}
+    }
+
+    /// `deviceAPI.protection`: the defence against SMS pumping in front of PIN SMS and voice calls
+    /// (``PinSMSGuard``). Each app chooses its country rule, PIN length and `enforce`/`monitor` mode; these
+    /// are the limits every app shares.
+    public struct Protection: Sendable, Hashable {
+        /// PIN messages per app and number prefix (the number without its last 4 digits).
+        public var pinPerPrefix = Budget(limit: 10, window: .seconds(600))
+        /// PIN messages per number, whatever the app.
+        public var pinPerMSISDNDaily = Budget(limit: 10, window: .seconds(86_400))
+        /// nil (`"conversion": null`): no conversion monitoring.
+        public var conversion: PinSMSGuard.ConversionRule? = PinSMSGuard.ConversionRule()
+        /// Where a new prefix block is posted as JSON (nil: nowhere; it is logged and counted either way).
+        public var webhook: String?
+        public init() {}
+
+        public var guardSettings: PinSMSGuard.Settings {
+            PinSMSGuard.Settings(prefixVelocity: (pinPerPrefix.limit, pinPerPrefix.window),
+                                 dailyCap: (pinPerMSISDNDaily.limit, pinPerMSISDNDaily.window), conversion: conversion)
+        }
     }
 
     /// At most `limit` events in any `window`.
@@ -64,7 +93,7 @@ extension Configuration {
 
 extension Configuration.DeviceAPI: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case hosts, timestampWindow, updateIDLifetime, maxTop, verification, limits
+        case hosts, timestampWindow, updateIDLifetime, maxTop, verification, limits, protection
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +115,41 @@ extension Configuration.DeviceAPI: Decodable {
         if c.contains(.maxTop) { maxTop = try c.decode(Int.self, forKey: .maxTop, in: 1...100_000) }
         verification = try c.decodeIfPresent(Configuration.Verification.self, forKey: .verification) ?? verification
         limits = try c.decodeIfPresent(Configuration.Limits.self, forKey: .limits) ?? limits
+        protection = try c.decodeIfPresent(Configuration.Protection.self, forKey: .protection) ?? protection
+    }
+}
+
+extension Configuration.Protection: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case pinPerPrefix, pinPerMSISDNDaily, conversion, webhook }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        pinPerPrefix = try c.decodeIfPresent(Configuration.Budget.self, forKey: .pinPerPrefix) ?? pinPerPrefix
+        pinPerMSISDNDaily = try c.decodeIfPresent(Configuration.Budget.self, forKey: .pinPerMSISDNDaily) ?? pinPerMSISDNDaily
+        if c.contains(.conversion) {
+            conversion = try c.decodeNil(forKey: .conversion) ? nil : try c.decode(PinSMSGuard.ConversionRule.self, forKey: .conversion)
+        }
+        if c.contains(.webhook), try !c.decodeNil(forKey: .webhook) { webhook = try c.decodeURL(forKey: .webhook) }
+    }
+}
+
+extension PinSMSGuard.ConversionRule: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case window, minimumSent, threshold, blockFor }
+
+    /// `{"window": "1h", "minimumSent": 20, "threshold": 0.2, "blockFor": "6h"}`; every key optional.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        if c.contains(.window) { window = try c.decodeDuration(forKey: .window, in: .seconds(60)...(.seconds(7 * 86_400))) }
+        if c.contains(.minimumSent) { minimumSent = try c.decode(Int.self, forKey: .minimumSent, in: 1...1_000_000) }
+        if c.contains(.threshold) {
+            threshold = try c.decode(Double.self, forKey: .threshold)
+            guard threshold > 0, threshold <= 1 else { throw c.fail(.threshold, "must be a fraction above 0 and at most 1 (0.2 = 20 % verified)") }
+        }
+        if c.contains(.blockFor) { blockFor = try c.decodeDuration(forKey: .blockFor, in: .seconds(60)...(.seconds(30 * 86_400))) }
     }
 }
 
@@ -112,7 +176,9 @@ extension Configuration.Verification: Decodable {
 }
 
 extension Configuration.Limits: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case pinPerMSISDN, pinPerApp, pinPerClientIP, verifyPerClientIP }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case pinPerMSISDN, pinPerApp, pinPerClientIP, verifyPerClientIP, registrationsPerClientIP, registrationsPerApp
+    }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -122,6 +188,9 @@ extension Configuration.Limits: Decodable {
         pinPerApp = try c.decodeIfPresent(Configuration.Budget.self, forKey: .pinPerApp) ?? pinPerApp
         pinPerClientIP = try c.decodeIfPresent(Configuration.Budget.self, forKey: .pinPerClientIP) ?? pinPerClientIP
         verifyPerClientIP = try c.decodeIfPresent(Configuration.Budget.self, forKey: .verifyPerClientIP) ?? verifyPerClientIP
+        registrationsPerClientIP = try c.decodeIfPresent(Configuration.Budget.self, forKey: .registrationsPerClientIP)
+            ?? registrationsPerClientIP
+        registrationsPerApp = try c.decodeIfPresent(Configuration.Budget.self, forKey: .registrationsPerApp) ?? registrationsPerApp
     }
 }
 

@@ -5,12 +5,16 @@ public struct Account: Sendable, Hashable {
     /// Unix milliseconds.
     public let createdAt: Int64
     public let disabled: Bool
+    /// Where the gateway may send SMS for this account.
+    public let smsCountries: SMSCountryPolicy
 
-    public init(name: String, productToken: ProductToken, createdAt: Int64, disabled: Bool = false) {
+    public init(name: String, productToken: ProductToken, createdAt: Int64, disabled: Bool = false,
+                smsCountries: SMSCountryPolicy = SMSCountryPolicy()) {
         self.name = name
         self.productToken = productToken
         self.createdAt = createdAt
         self.disabled = disabled
+        self.smsCountries = smsCountries
     }
 
     /// Account and app names: 1–100 characters, no control characters.

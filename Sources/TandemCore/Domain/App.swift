@@ -10,14 +10,17 @@ public struct App: Sendable, Hashable {
     public let defaultMessageType: AppMessageType
     /// Unix milliseconds.
     public let createdAt: Int64
+    /// How its PIN SMS are protected against SMS pumping, and its PIN length.
+    public let smsProtection: SMSProtection
 
     public init(key: AppKey, secret: AppSecret, name: String, account: ProductToken,
-                defaultMessageType: AppMessageType, createdAt: Int64) {
+                defaultMessageType: AppMessageType, createdAt: Int64, smsProtection: SMSProtection = SMSProtection()) {
         self.key = key
         self.secret = secret
         self.name = name
         self.account = account
         self.defaultMessageType = defaultMessageType
         self.createdAt = createdAt
+        self.smsProtection = smsProtection
     }
 }

@@ -24,4 +24,8 @@ public protocol AppRegistry: Sendable {
     func setFCMCredentials(key: AppKey, _ credentials: FCMCredentials?) async throws -> Bool
     /// The type used for the app's messages that name none.
     func setDefaultMessageType(key: AppKey, _ type: AppMessageType) async throws -> Bool
+    /// Replaces the app's SMS protection (mode, country rule, PIN length).
+    func setSMSProtection(key: AppKey, _ protection: SMSProtection) async throws -> Bool
+    /// Replaces the account's country rule for gateway SMS; false when no account has the token.
+    func setSMSCountries(productToken: ProductToken, _ policy: SMSCountryPolicy) async throws -> Bool
 }

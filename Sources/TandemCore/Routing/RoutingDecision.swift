@@ -68,4 +68,6 @@ public enum RejectReason: String, Sendable, Hashable, Codable {
     case noAppKey
     /// Push was impossible and the policy does not fall back to SMS on push failure.
     case noFallback
+    /// Only SMS could take it, and the sending account's country rule refuses the number's region.
+    case smsCountryNotAllowed
 }

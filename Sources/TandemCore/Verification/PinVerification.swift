@@ -1,12 +1,13 @@
 /// How MSISDN verification by PIN behaves (config `verification`).
 public struct VerificationSettings: Sendable, Hashable {
-    /// Digits in a PIN (the SDK documentation shows four: `'0785'`).
-    public var pinLength = 4
+    /// Digits in a new PIN (the SDK documentation shows four, `'0785'`; Tandem's default is six, and an app
+    /// whose entry screen takes exactly four may set four).
+    public var pinLength = 6
     public var pinLifetime: Duration = .seconds(600)
     /// Wrong PINs allowed before a new PIN must be requested.
     public var maxAttempts = 5
 
-    public init(pinLength: Int = 4, pinLifetime: Duration = .seconds(600), maxAttempts: Int = 5) {
+    public init(pinLength: Int = 6, pinLifetime: Duration = .seconds(600), maxAttempts: Int = 5) {
         self.pinLength = pinLength
         self.pinLifetime = pinLifetime
         self.maxAttempts = maxAttempts
@@ -22,14 +23,21 @@ public struct PinChallenge: Sendable, Hashable {
     public let issuedAt: Timestamp
     public let expiresAt: Timestamp
     public internal(set) var attempts: Int
+    /// Digits in this PIN, fixed when it was issued (an app's length may change while a PIN is out); nil
+    /// for a challenge stored before lengths were recorded: it has the configured length.
+    public let pinLength: Int?
 
-    public init(nonce: String, msisdn: MSISDN, issuedAt: Timestamp, expiresAt: Timestamp, attempts: Int) {
+    public init(nonce: String, msisdn: MSISDN, issuedAt: Timestamp, expiresAt: Timestamp, attempts: Int, pinLength: Int? = nil) {
         self.nonce = nonce
         self.msisdn = msisdn
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.attempts = attempts
+        self.pinLength = pinLength
     }
+
+    /// The PIN's length: its own, else `configured`.
+    public func length(configured: Int) -> Int { pinLength ?? configured }
 
     public func isUsable(now: Timestamp, settings: VerificationSettings) -> Bool {
         now < expiresAt && attempts < settings.maxAttempts
@@ -155,7 +163,8 @@ public struct Verification: Sendable, Hashable {
 
     private mutating func issue(nonce: String, now: Timestamp, settings: VerificationSettings) -> VerificationEffect {
         guard let msisdn else { return .none }
-        let fresh = PinChallenge(nonce: nonce, msisdn: msisdn, issuedAt: now, expiresAt: now + settings.pinLifetime, attempts: 0)
+        let fresh = PinChallenge(nonce: nonce, msisdn: msisdn, issuedAt: now, expiresAt: now + settings.pinLifetime, attempts: 0,
+                                 pinLength: settings.pinLength)
         challenge = fresh
         status = .waitingForPin
         return .sendSMS(fresh)
