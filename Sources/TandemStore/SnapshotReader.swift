@@ -168,7 +168,7 @@ struct SnapshotReader {
         var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
-    /// A key: a string without escapes (every key the writer writes is one).
+    /// A key: a string without escapes (every key the writer writes is one); nil for one with escapes.
     private mutating func key() -> Key? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = index
@@ -213,23 +213,11 @@ struct SnapshotReader {
 
     /// A string; its escapes `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` are read, `\u` is left to the slow path.
     private mutating func string() -> String? {
+        let mark = index
+        if let plain = key() { return plain.text }
+        index = mark
         guard consume(UInt8(ascii: "\"")) else { return nil }
-        let start = index
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                defer { index += 1 }
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                index = start
-                return escapedString()
-            case 0..<0x20:
-                return nil
-            default:
-                index += 1
-            }
-        }
-        return nil
+        return escapedString()
     }
 
     private mutating func escapedString() -> String? {

@@ -59,12 +59,7 @@ extension SMSProtection: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
-        if let text = try c.decodeIfPresent(String.self, forKey: .mode) {
-            guard let mode = ProtectionMode(rawValue: text) else {
-                throw DecodingError.dataCorruptedError(forKey: .mode, in: c, debugDescription: "expected enforce or monitor")
-            }
-            self.mode = mode
-        }
+        if let mode = try ProtectionMode.decodeIfPresent(from: c, forKey: .mode) { self.mode = mode }
         countries = try CountryRule.decode(c, allow: .allow, deny: .deny)
         pinLength = try c.decodeIfPresent(Int.self, forKey: .pinLength)
         if let pinLength, !Self.pinLengths.contains(pinLength) {
