@@ -122,6 +122,12 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         return try result.get()
     }
 
+    /// The columns of the in-flight query, by position (looked up by name per row, they were a measurable part of a load).
+    private enum Column {
+        static let key = 0, msisdn = 1, snapshot = 2, messageRow = 3, messageID = 4, sender = 5, body = 6, reference = 7, dcs = 8
+        static let appKey = 9
+    }
+
     private static func read(_ keys: ClosedRange<DeliveryKey>, from store: Store) throws(StoreError) -> [StoredDelivery] {
         try store.read { (db: Connection) throws(StoreError) -> [StoredDelivery] in
             let decoder = store.policies.decoder()
@@ -134,7 +140,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 WHERE d.final = 0 AND d.id BETWEEN ? AND ?
                 ORDER BY d.id
                 """, [.integer(keys.lowerBound.rawValue), .integer(keys.upperBound.rawValue)]) { (row: Row) throws(StoreError) in
-                let messageRow = try row.get("message_row", as: Int64.self)
+                let messageRow = try row.get(Column.messageRow, as: Int64.self)
                 let content: MessageContent
                 if let known = contents[messageRow] {
                     content = known
@@ -149,24 +155,24 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     private static func content(from row: Row) throws(StoreError) -> MessageContent {
-        let guidText = try row.get("message_id", as: String.self)
+        let guidText = try row.get(Column.messageID, as: String.self)
         guard let messageID = GUID(guidText) else {
-            throw .decoding(column: "message_id", message: "delivery #\((try? row.get("delivery_key", as: Int64.self)) ?? 0): not a GUID: \(guidText)")
+            throw .decoding(column: "message_id", message: "delivery #\((try? row.get(Column.key, as: Int64.self)) ?? 0): not a GUID: \(guidText)")
         }
-        return MessageContent(messageID: messageID, sender: try row.get("sender", as: String.self),
-                              body: try row.get("body", as: String.self),
-                              reference: try row.get("reference", as: String?.self),
-                              app: try row.get("app_key", as: String?.self).flatMap { AppKey($0) },
-                              forceUCS2: try row.get("dcs", as: Int64?.self) == 8)
+        return MessageContent(messageID: messageID, sender: try row.get(Column.sender, as: String.self),
+                              body: try row.get(Column.body, as: String.self),
+                              reference: try row.get(Column.reference, as: String?.self),
+                              app: try row.get(Column.appKey, as: String?.self).flatMap { AppKey($0) },
+                              forceUCS2: try row.get(Column.dcs, as: Int64?.self) == 8)
     }
 
     private static func storedDelivery(from row: Row, content: MessageContent, policies: PolicyCatalog, decoder: JSONDecoder,
                                        on db: Connection) throws(StoreError) -> StoredDelivery {
-        let key = try row.get("delivery_key", as: Int64.self)
-        guard let snapshot = try row.get("snapshot", as: String?.self) else {
+        let key = try row.get(Column.key, as: Int64.self)
+        guard let snapshot = try row.get(Column.snapshot, as: String?.self) else {
             throw .decoding(column: "snapshot", message: "delivery #\(key) has no snapshot (written before migration 2)")
         }
-        let msisdnText = try row.get("msisdn", as: String.self)
+        let msisdnText = try row.get(Column.msisdn, as: String.self)
         guard let msisdn = MSISDN(msisdnText), msisdn.e164 == msisdnText else {
             throw .decoding(column: "msisdn", message: "delivery #\(key): not an E.164 number")
         }
