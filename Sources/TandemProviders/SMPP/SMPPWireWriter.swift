@@ -18,10 +18,16 @@ struct SMPPWireWriter {
         bytes.append(UInt8(value & 0xFF))
     }
 
-    /// The string's UTF-8 octets and a NUL. Callers check lengths and characters beforehand: SMPP
-    /// C-octet strings are ASCII, and a NUL inside `text` would end the field early.
+    /// The string's characters as ISO 8859-1 octets (as `SMPPWireReader.cString` reads them, so a decoded PDU
+    /// encodes back to its bytes) and a NUL. Callers check lengths and characters beforehand: SMPP C-octet
+    /// strings are ASCII, a character beyond U+00FF is written as `?`, and a NUL inside `text` would end the
+    /// field early.
     mutating func cString(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            bytes.append(contentsOf: text.utf8)
+        } else {
+            for scalar in text.unicodeScalars { bytes.append(scalar.value <= 0xFF ? UInt8(scalar.value) : UInt8(ascii: "?")) }
+        }
         bytes.append(0)
     }
 
