@@ -124,7 +124,7 @@ build_module() {
   "$swiftc" "${common[@]}" -module-name "$m" -whole-module-optimization -num-threads 0 \
     -I "$out/modules" "${cflags[@]}" \
     -emit-module -emit-module-path "$out/modules/$m.swiftmodule" \
-    -emit-object -o "$out/modules/$m.o" "${sources[@]}"
+    -emit-object -o "$out/modules/$m.o" "${sources[@]}" || { log "$m does not compile"; return 1; }
   echo "$stamp" > "$out/modules/$m.stamp"
 }
 
@@ -134,7 +134,7 @@ build_harness() {
   mapfile -t support < <(find Tests/Fuzz/Support -name '*.swift' | LC_ALL=C sort)
   mapfile -t mods < <(closure "${harness_module[$h]}")
   for m in "${mods[@]}"; do
-    build_module "$m"
+    build_module "$m" || return 1
     objects+=("$out/modules/$m.o")
     mapfile -t -O "${#cflags[@]}" cflags < <(cflags_for "$m")
   done
@@ -190,7 +190,7 @@ case "$command" in
     ;;
   build)
     names=("$@"); [ "${#names[@]}" -gt 0 ] || names=("${all_harnesses[@]}")
-    for h in "${names[@]}"; do build_harness "$h"; done
+    for h in "${names[@]}"; do build_harness "$h" || { log "$h does not build"; exit 1; }; done
     ;;
   run)
     seconds="${1:?usage: scripts/fuzz.sh run SECONDS [harness...]}"; shift
