@@ -1,7 +1,7 @@
 # Tandem — two commands do everything on a fresh Debian machine:
 #   make run    install missing system packages, build (release), serve on the default config
 #   make test   install missing system packages, build, run the whole test suite
-# and `make bench` prints the performance figures.
+# and `make bench` prints the performance figures, `make fuzz` runs the libFuzzer harnesses (docs/fuzzing.md).
 SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
@@ -10,12 +10,17 @@ CONFIG ?= Config/tandem.json
 RELEASE_BIN := .build/release/tandem
 DEBUG_BIN := .build/debug/tandem
 
-.PHONY: run test bench build release bootstrap unit integration clean help
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_HARNESSES ?=
+
+.PHONY: run test bench build release bootstrap unit integration fuzz fuzz-smoke clean help
 
 help:
 	@echo "make run     build (release) and serve $(CONFIG) on http://127.0.0.1:8080"
 	@echo "make test    unit tests (swift test) and black-box integration tests"
 	@echo "make bench   every benchmark (HTTP, store, timers, providers, memory) and a summary table"
+	@echo "make fuzz    every libFuzzer harness for FUZZ_SECONDS (60) each, executions per harness in a table"
 
 bootstrap:
 	@scripts/bootstrap.sh build
@@ -32,7 +37,7 @@ run: release
 test:
 	@scripts/bootstrap.sh test
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory unit integration
+	$(MAKE) --no-print-directory unit integration fuzz-smoke
 
 # Provider tests start Python protocol peers (h2, PyJWT, smpp34, smpp.twisted3) from the venv. They run in
 # their own test process: a dozen Python start-ups take both cores for seconds, and the HTTP and API
@@ -52,6 +57,15 @@ $(VENV)/.ready: Tests/integration/requirements.txt
 
 integration: $(VENV)/.ready
 	TANDEM_BIN=$(abspath $(DEBUG_BIN)) $(VENV)/bin/python -m pytest -q Tests/integration
+
+# Each harness for FUZZ_SECONDS (one at a time, niced); fails on a crash, a hang over 1 s, a leak or a harness
+# that does not build. FUZZ_HARNESSES picks some (scripts/fuzz.sh list names them).
+fuzz: bootstrap
+	nice -n 19 scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+# The test suite's share: every harness builds and runs for a few seconds on its corpus.
+fuzz-smoke: bootstrap
+	nice -n 19 scripts/fuzz.sh run $(FUZZ_SMOKE_SECONDS)
 
 bench: $(VENV)/.ready
 	@scripts/bootstrap.sh bench

@@ -31,6 +31,9 @@ let package = Package(
         .executableTarget(name: "tandem",
                           dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemHTTP", "TandemAPI", "TandemProviders"]),
 
+        // Tests/Fuzz (libFuzzer harnesses, each with its own main from libFuzzer) is deliberately not a target:
+        // scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
+
         // Test doubles shared by the test targets (manual clock, recording providers); never shipped.
         .target(name: "TandemTestSupport", dependencies: ["TandemCore"], path: "Tests/TandemTestSupport"),
 

@@ -119,6 +119,26 @@ struct SMPPCodecTests {
         #expect(throws: SMPPDecodingError.truncated(field: "message_id")) { try SMPPPDU.decode(unterminated) }
     }
 
+    @Test("C-octet strings are ISO 8859-1 both ways: a deliver_sm with octets above 0x7F encodes back to its bytes")
+    func latin1CStrings() throws {
+        // Found by the smpp_pdu fuzzer: the reader took octet C4 as "Ä" and the writer wrote it as UTF-8 (C3 84).
+        let bytes = hexBytes("""
+            00 00 00 2E 00 00 00 05 00 00 00 00 00 00 00 07 00 01 01 33 31 36 31 C4 37 38 00 05 00 41 63 6D E9 00 04 00
+            00 00 00 00 00 00 00 02 68 69
+            """)
+        let pdu = try SMPPPDU.decode(bytes)
+        guard case .deliverSM(let message) = pdu.body else {
+            Issue.record("decoded as \(pdu.body)")
+            return
+        }
+        #expect(message.source == "3161Ä78" && message.destination == "Acmé")
+        #expect(pdu.encoded() == bytes)
+        #expect(try SMPPPDU.decode(pdu.encoded()) == pdu)
+        var writer = SMPPWireWriter()
+        writer.cString("a€")
+        #expect(writer.bytes == [0x61, 0x3F, 0x00])
+    }
+
     @Test("sequence numbers run 1 … 0x7FFFFFFF and wrap to 1")
     func sequenceWraps() {
         #expect(SMPPPDU.sequence(after: 0) == 1)

@@ -18,12 +18,15 @@ struct SMPPWireWriter {
         bytes.append(UInt8(value & 0xFF))
     }
 
-    /// The string as ISO 8859-1 octets (one per character, as `SMPPWireReader.cString` reads them back)
-    /// and a NUL. ASCII text is unchanged; a character above U+00FF, which has no octet, is written as `?`.
-    /// Callers check lengths and characters beforehand: a NUL inside `text` would end the field early.
+    /// The string's characters as ISO 8859-1 octets (as `SMPPWireReader.cString` reads them, so a decoded PDU
+    /// encodes back to its bytes) and a NUL. Callers check lengths and characters beforehand: SMPP C-octet
+    /// strings are ASCII, a character beyond U+00FF is written as `?`, and a NUL inside `text` would end the
+    /// field early.
     mutating func cString(_ text: String) {
-        for scalar in text.unicodeScalars {
-            bytes.append(scalar.value <= 0xFF ? UInt8(scalar.value) : UInt8(ascii: "?"))
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            bytes.append(contentsOf: text.utf8)
+        } else {
+            for scalar in text.unicodeScalars { bytes.append(scalar.value <= 0xFF ? UInt8(scalar.value) : UInt8(ascii: "?")) }
         }
         bytes.append(0)
     }
