@@ -27,7 +27,7 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// One `"key": value` of an object.
-public struct JSONMember: Sendable, Hashable {
+public struct JSONMember: Sendable, Hashable, Codable {
     public let key: String
     public let value: JSONValue
 
