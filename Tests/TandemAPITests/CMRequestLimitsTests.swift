@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemAPI
+import TandemCore
 
 /// Limits on what one request can make the decoder build: messages per request (both forms) and values per
 /// JSON document, each at its boundary, checked before any message is decoded.

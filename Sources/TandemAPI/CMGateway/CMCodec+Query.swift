@@ -1,3 +1,5 @@
+import TandemCore
+
 extension CMCodec {
     /// `GET /gateway.ashx?producttoken=…&body=…&to=…&from=…&reference=…`: one message from the query.
     ///

@@ -1,3 +1,5 @@
+import TandemCore
+
 extension CMCodec {
     /// `POST /gateway.ashx`: `<MESSAGES><AUTHENTICATION><PRODUCTTOKEN>…</PRODUCTTOKEN></AUTHENTICATION>
     /// <MSG><FROM>…</FROM><TO>…</TO><TO>…</TO><BODY>…</BODY>…</MSG>…</MESSAGES>`.

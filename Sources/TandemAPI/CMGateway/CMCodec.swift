@@ -1,3 +1,5 @@
+import TandemCore
+
 /// Decodes CM MESSAGES requests in their three forms into a `CMSubmission`. Pure: no I/O, no clock.
 ///
 /// Keys and element names match in any ASCII casing (`producttoken`, `productToken`, `PRODUCTTOKEN`);

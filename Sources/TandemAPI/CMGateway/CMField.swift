@@ -1,3 +1,5 @@
+import TandemCore
+
 /// The `msg` fields the codec reads, by their JSON names; every other key is ignored, because real CM
 /// clients send fields Tandem does not use. Names match in any ASCII casing (`FROM`, `appmessagetype`).
 enum CMField: Int, CaseIterable, Sendable {

@@ -1,7 +1,7 @@
 /// Where and why a JSON text is not well-formed.
-struct JSONSyntaxError: Error, Sendable, Hashable {
-    let offset: Int
-    let problem: String
+public struct JSONSyntaxError: Error, Sendable, Hashable {
+    public let offset: Int
+    public let problem: String
 }
 
 /// A strict RFC 8259 parser into `JSONValue`, written for request bodies from untrusted senders.
@@ -15,10 +15,10 @@ struct JSONSyntaxError: Error, Sendable, Hashable {
 /// A leading UTF-8 byte order mark is skipped.
 /// Not guaranteed: anything about duplicate keys (kept, in order, for the caller to judge) or the range
 /// of numbers (kept as text).
-struct JSONParser {
-    static let maximumDepth = 64
+public struct JSONParser {
+    public static let maximumDepth = 64
     /// Over twice what 8 MiB of CM requests with 1,000 `{"number": …}` recipients per `msg` hold.
-    static let maximumValues = 1_000_000
+    public static let maximumValues = 1_000_000
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -26,7 +26,7 @@ struct JSONParser {
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    static func parse(_ input: [UInt8]) -> Result<JSONValue, JSONSyntaxError> {
+    public static func parse(_ input: [UInt8]) -> Result<JSONValue, JSONSyntaxError> {
         input.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer)
             do throws(JSONSyntaxError) {

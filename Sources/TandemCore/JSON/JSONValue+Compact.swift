@@ -1,15 +1,13 @@
-import TandemCore
-
 extension JSONValue {
     /// Compact JSON text: no insignificant whitespace, members in their original order, numbers as sent,
     /// strings re-escaped by `JSONText` (`"`, `\`, control characters; everything else as UTF-8).
-    var compactText: String {
+    public var compactText: String {
         var out = ""
         appendCompact(to: &out)
         return out
     }
 
-    func appendCompact(to out: inout String) {
+    public func appendCompact(to out: inout String) {
         switch self {
         case .object(let members):
             out += "{"

@@ -1,0 +1,68 @@
+/// Everything a push shows or carries beyond the message's own text, whatever API asked for it: one
+/// value, stored with the message, from which each provider's one renderer builds its payload.
+///
+/// An empty presentation (``init()``) is the default and asks for nothing: the renderers then build the
+/// payload every push had before presentations existed (sender as title, text as body, the provider's
+/// configured sound and badge). Each field set here overrides the renderer's default for that field only.
+///
+/// Rules the renderers apply, so that a presentation cannot be rendered two ways:
+/// - a `…LocKey` hides the matching literal text (the app shows its localised string instead): with
+///   ``bodyLocKey`` no `body` is sent, not even the message text; with ``titleLocKey`` no `title`, not even
+///   the sender;
+/// - ``customData`` keys that a renderer needs for its own identifiers (`messageId`, `updateId`, `aps`, …)
+///   are left out rather than sent twice.
+///
+/// Not guaranteed: that a provider accepts every combination (APNs refuses a critical sound without
+/// Apple's entitlement; FCM refuses data keys that start with `google`). Wire mappings validate what their
+/// API promises; the provider's verdict covers the rest.
+public struct PushPresentation: Sendable, Hashable, Codable {
+    // Alert texts (APNs `aps.alert`; FCM `notification`/`android.notification`).
+    public var title: String?
+    public var subtitle: String?
+    /// Replaces the message text in the alert; nil shows the message text.
+    public var body: String?
+    public var titleLocKey: String?
+    public var titleLocArgs: [String] = []
+    public var subtitleLocKey: String?
+    public var subtitleLocArgs: [String] = []
+    /// APNs `loc-key`: the localised body.
+    public var bodyLocKey: String?
+    public var bodyLocArgs: [String] = []
+    public var launchImage: String?
+    public var summaryArg: String?
+    public var summaryArgCount: Int?
+
+    // The rest of `aps`.
+    public var badge: Int?
+    public var sound: PushSound?
+    public var threadID: String?
+    public var category: String?
+    public var targetContentID: String?
+    public var contentAvailable: Bool?
+    /// Nil leaves it to the renderer's default (Tandem's own apps get `mutable-content: 1`, so that their
+    /// notification service extension can acknowledge delivery).
+    public var mutableContent: Bool?
+
+    /// Application data, keys unique, in the order they are rendered. APNs sends the values as JSON
+    /// beside `aps`; FCM sends them in `data` as strings (text as is, anything else as compact JSON).
+    public var customData: [JSONMember] = []
+
+    /// FCM's Android-only fields; ignored for APNs.
+    public var android = AndroidPresentation()
+
+    public init() {}
+
+    /// Whether this asks for nothing (renders as the default payload).
+    public var isEmpty: Bool { self == PushPresentation() }
+
+    /// Whether any `aps` field beyond the plain title and body is set: what decides whether FCM gets an
+    /// `apns` block.
+    public var hasAPNsFields: Bool {
+        var plain = PushPresentation()
+        plain.title = title
+        plain.body = body
+        plain.customData = customData
+        plain.android = android
+        return self != plain
+    }
+}

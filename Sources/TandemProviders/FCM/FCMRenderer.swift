@@ -1,0 +1,133 @@
+import TandemCore
+
+/// The one FCM v1 request-body renderer: a ``PushPresentation`` plus the push's texts and identifiers in,
+/// `{"message": …}` out. Pure.
+///
+/// An empty presentation renders the same JSON as ``FCMMessage`` builds, with the same escapes, in this
+/// fixed member order (`FCMMessage`'s `JSONEncoder` orders members differently from run to run):
+///
+///     {"message":{"token":…,"data":{<identifiers…>,"sender":…,"body":…},
+///                 "notification":{"title":<sender>,"body":<text>},
+///                 "android":{"priority":"HIGH"|"NORMAL","ttl":"<n>s","collapse_key":<collapse key>}}}
+///
+/// A presentation adds, in this order:
+/// - to `data` (FCM data values are strings): the custom data, text as is and anything else as compact
+///   JSON (`9.0`, `true`, `{"a":1}`); a key equal to an identifier's, `sender` or `body` is left out;
+/// - to `notification`: its title and body instead of the sender and the text (a loc-key hides the literal);
+/// - to `android`: `restricted_package_name`, and `notification` with `title_loc_key`, `title_loc_args`,
+///   `body_loc_key`, `body_loc_args`, `sound`, `tag`, `click_action`, `ticker`, `sticky`, `event_time`
+///   (RFC 3339, UTC), `local_only`, `notification_priority`, `notification_count` (the badge);
+///   `collapse_key` and `ttl` replace the defaults;
+/// - `apns: {"payload": {"aps": …}}`, built by ``APNsRenderer/aps(_:title:body:)`` without texts, when the
+///   presentation sets any `aps` field beyond title and body (iOS apps registered with FCM).
+///
+/// When `includeNotification` is false there is no `notification` and no `android.notification`: the app
+/// builds its notification from `data`. The text is cut (on a character boundary, ending with "…") so that
+/// `data` and `notification` stay within `payloadLimit`, as `FCMMessage` cuts it.
+/// Not guaranteed: that custom data leaves room (it is never cut), or that FCM accepts every data key
+/// (it refuses `from`, `notification`, `message_type` and keys starting with `google` or `gcm`).
+public struct FCMRenderer: Sendable, Hashable {
+    public var includeNotification: Bool
+    public var payloadLimit: Int
+
+    public init(includeNotification: Bool, payloadLimit: Int) {
+        self.includeNotification = includeNotification
+        self.payloadLimit = payloadLimit
+    }
+
+    /// The request body for one registration token, as UTF-8 JSON.
+    /// - Parameters:
+    ///   - identifiers: the first members of `data`, string-valued (`messageId`, `updateId`).
+    ///   - sender: `data.sender`, and the notification title unless the presentation sets one.
+    ///   - text: the message text (cut here to fit the payload limit).
+    ///   - ttlSeconds: `android.ttl` unless the presentation sets one; never sent negative.
+    ///   - collapseKey: `android.collapse_key` unless the presentation sets one.
+    public func payload(_ presentation: PushPresentation, token: String, identifiers: [JSONMember], sender: String,
+                        text: String, priority: Policy.PushPriority, ttlSeconds: Int64, collapseKey: String) -> [UInt8] {
+        Array(render(presentation, token: token, identifiers: identifiers, sender: sender, text: text, priority: priority,
+                     ttlSeconds: ttlSeconds, collapseKey: collapseKey).compactText.utf8)
+    }
+
+    /// The request body as a JSON tree.
+    public func render(_ presentation: PushPresentation, token: String, identifiers: [JSONMember], sender: String,
+                       text: String, priority: Policy.PushPriority, ttlSeconds: Int64, collapseKey: String) -> JSONValue {
+        let p = presentation
+        let body = fitted(p, text: text, identifiers: identifiers, sender: sender)
+        var message = JSONObjectBuilder()
+        message.add("token", .string(token))
+        message.add("data", data(p, identifiers: identifiers, sender: sender, body: body))
+        if includeNotification { message.add("notification", notification(p, sender: sender, body: body)) }
+        var android = JSONObjectBuilder()
+        android.add("priority", .string(priority == .high ? "HIGH" : "NORMAL"))
+        let ttl = p.android.ttl.map { $0.components.seconds } ?? ttlSeconds
+        android.add("ttl", .string("\(max(ttl, 0))s"))
+        android.add("collapse_key", .string(p.android.collapseKey ?? collapseKey))
+        android.add("restricted_package_name", p.android.restrictedPackageName.map(JSONValue.string))
+        if includeNotification { android.add("notification", androidNotification(p)) }
+        message.add("android", android.value)
+        if p.hasAPNsFields {
+            var untitled = p  // the texts reach iOS through `notification`
+            untitled.title = nil
+            untitled.body = nil
+            let aps = APNsRenderer(sound: nil, badge: nil, mutableContent: false).aps(untitled, title: nil, body: nil)
+            message.add("apns", .object([JSONMember(key: "payload", value: .object([JSONMember(key: "aps", value: aps)]))]))
+        }
+        return .object([JSONMember(key: "message", value: message.value)])
+    }
+
+    private func data(_ p: PushPresentation, identifiers: [JSONMember], sender: String, body: String) -> JSONValue {
+        var taken: Set<String> = ["sender", "body"]
+        for identifier in identifiers { taken.insert(identifier.key) }
+        var members = identifiers
+        members.append(JSONMember(key: "sender", value: .string(sender)))
+        members.append(JSONMember(key: "body", value: .string(body)))
+        for member in p.customData where !taken.contains(member.key) {
+            switch member.value {
+            case .string: members.append(member)
+            case .object, .array, .number, .bool, .null:
+                members.append(JSONMember(key: member.key, value: .string(member.value.compactText)))
+            }
+        }
+        return .object(members)
+    }
+
+    /// Nil when the loc-keys leave it empty.
+    private func notification(_ p: PushPresentation, sender: String, body: String) -> JSONValue? {
+        var notification = JSONObjectBuilder()
+        notification.add("title", p.titleLocKey == nil ? .string(p.title ?? sender) : nil)
+        notification.add("body", p.bodyLocKey == nil ? .string(p.body ?? body) : nil)
+        return notification.isEmpty ? nil : notification.value
+    }
+
+    private func androidNotification(_ p: PushPresentation) -> JSONValue? {
+        let a = p.android
+        var notification = JSONObjectBuilder()
+        notification.add("title_loc_key", p.titleLocKey.map(JSONValue.string))
+        notification.add("title_loc_args", p.titleLocArgs.isEmpty ? nil : .array(p.titleLocArgs.map(JSONValue.string)))
+        notification.add("body_loc_key", p.bodyLocKey.map(JSONValue.string))
+        notification.add("body_loc_args", p.bodyLocArgs.isEmpty ? nil : .array(p.bodyLocArgs.map(JSONValue.string)))
+        notification.add("sound", p.sound.map { .string($0.name) })
+        notification.add("tag", a.tag.map(JSONValue.string))
+        notification.add("click_action", a.clickAction.map(JSONValue.string))
+        notification.add("ticker", a.ticker.map(JSONValue.string))
+        notification.add("sticky", a.sticky.map(JSONValue.bool))
+        notification.add("event_time", a.eventTime.map { .string(ISO8601.format($0)) })
+        notification.add("local_only", a.localOnly.map(JSONValue.bool))
+        notification.add("notification_priority", a.notificationPriority.map { .string($0.rawValue) })
+        notification.add("notification_count", p.badge.map { .number(String($0)) })
+        return notification.isEmpty ? nil : notification.value
+    }
+
+    /// The bytes `data` and `notification` take: what FCM's payload limit counts.
+    private func payloadBytes(_ p: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> Int {
+        data(p, identifiers: identifiers, sender: sender, body: text).compactText.utf8.count
+            + (includeNotification ? notification(p, sender: sender, body: text)?.compactText.utf8.count ?? 0 : 0)
+    }
+
+    private func fitted(_ p: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> String {
+        if payloadBytes(p, text: text, identifiers: identifiers, sender: sender) <= payloadLimit { return text }
+        let copies = includeNotification && p.bodyLocKey == nil && p.body == nil ? 2 : 1
+        let fixed = payloadBytes(p, text: "", identifiers: identifiers, sender: sender) - 2 * copies
+        return PushText.truncated(text, toJSONLength: max((payloadLimit - fixed) / copies, 0))
+    }
+}
