@@ -16,9 +16,10 @@ struct ConfigurationTests {
     func shippedFilesLoad() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let defaults = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/tandem.json")),
-                                              file: "Config/tandem.json", environment: [:])
+                                              file: "Config/tandem.json", directory: root.path + "/Config", environment: [:])
         #expect(defaults.listen == ListenAddress(host: "127.0.0.1", port: 8080))
-        #expect(defaults.database.path == "data/tandem.sqlite")
+        #expect(defaults.database.path == root.path + "/data/tandem.sqlite", "make run keeps the repository's data/")
+        #expect(defaults.policies == root.path + "/Policies")
         #expect(defaults.providers == .simulator)
         #expect(defaults.database.commitWindow == .milliseconds(2))
         #expect(defaults.database.commitMaxWrites == 512)

@@ -1,10 +1,16 @@
 import Foundation
 
 extension Configuration {
-    /// Decodes `data` (the contents of `file`), applies the `TANDEM_LISTEN` and `TANDEM_DB` overrides from
-    /// `environment`, and reads every secret the file names from `environment`.
-    public static func load(data: Data, file: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+    /// Decodes `data` (the contents of `file`), resolves its relative paths against `directory` (the file's
+    /// directory, absolute; nil leaves them as written), applies the `TANDEM_LISTEN` and `TANDEM_DB` overrides
+    /// from `environment` (which stay relative to the working directory), and reads every secret the file names
+    /// from `environment`.
+    public static func load(data: Data, file: String, directory: String? = nil,
+                            environment: [String: String]) throws(ConfigurationError) -> Configuration {
         var configuration = try StrictJSON.decode(Configuration.self, from: data, file: file)
+        if let directory {
+            configuration.paths = configuration.resolvePaths(against: directory)
+        }
         if let listen = environment["TANDEM_LISTEN"] {
             guard let address = ListenAddress(listen) else {
                 throw ConfigurationError(file: "TANDEM_LISTEN", key: "listen",
@@ -17,6 +23,7 @@ extension Configuration {
                 throw ConfigurationError(file: "TANDEM_DB", key: "database.path", problem: "must not be empty")
             }
             configuration.database.path = path
+            configuration.paths.removeAll { $0.key == "database.path" }
         }
         if let reference = configuration.metrics.bearerToken {
             configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
