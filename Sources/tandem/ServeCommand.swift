@@ -31,7 +31,7 @@ struct ServeCommand {
         let policies = try ConfigurationLoader.policies(in: configuration.policies)
         let signals = SignalWatcher()
 
-        let logger = Logger(minimumLevel: configuration.log.level, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
+        let logger = Logger(minimumLevel: configuration.log.level, format: configuration.log.format, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
         let started = ContinuousClock.now
         // The address first, then the database: a second server fails before it touches anything.
         let listener = try Self.bind(configuration)

@@ -187,13 +187,14 @@ extension Configuration.Metrics: Decodable {
 }
 
 extension Configuration.Log: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case level, accessLog }
+    enum CodingKeys: String, CodingKey, CaseIterable { case level, format, accessLog }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
         if c.contains(.level) { level = try c.decodeChoice(LogLevel.self, forKey: .level) }
+        if c.contains(.format) { format = try c.decodeChoice(LogFormat.self, forKey: .format) }
         if c.contains(.accessLog) { accessLog = try c.decode(Bool.self, forKey: .accessLog) }
     }
 }

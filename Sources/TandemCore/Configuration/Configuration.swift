@@ -88,6 +88,8 @@ public struct Configuration: Sendable, Hashable {
 
     public struct Log: Sendable, Hashable {
         public var level: LogLevel = .info
+        /// JSON lines (for collectors), or one readable line per event (for terminals).
+        public var format: LogFormat = .json
         /// One JSON line per HTTP request.
         public var accessLog = true
         public init() {}
