@@ -15,10 +15,38 @@ enum ConfigurationLoader {
         } catch {
             throw CommandFailure(.configuration, "\(path): (document): cannot be read (\(Self.reason(error)))")
         }
+        let configuration: Configuration
         do {
-            return try Configuration.load(data: data, file: path, environment: environment)
+            configuration = try Configuration.load(data: data, file: path, directory: directory(of: path),
+                                                   environment: environment)
         } catch {
             throw CommandFailure(.configuration, error.description)
+        }
+        try checkPaths(configuration.paths, file: path)
+        return configuration
+    }
+
+    /// The absolute directory holding `file`, against which the file's relative paths are resolved.
+    static func directory(of file: String) -> String {
+        let absolute = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+        return (absolute as NSString).deletingLastPathComponent
+    }
+
+    /// Fails on the first path that must exist and does not, naming the key, the path as written and as resolved.
+    private static func checkPaths(_ paths: [ConfiguredPath], file: String) throws(CommandFailure) {
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path.resolved, isDirectory: &isDirectory)
+            let problem: String
+            switch path.expectation {
+            case .none: continue
+            case .directory where exists && isDirectory.boolValue: continue
+            case .file where exists && !isDirectory.boolValue: continue
+            case .directory: problem = exists ? "is not a directory" : "no such directory"
+            case .file: problem = exists ? "is a directory, not a file" : "no such file"
+            }
+            let resolution = path.written == path.resolved ? "" : " (resolved against the file's directory: \(path.resolved))"
+            throw CommandFailure(.configuration, "\(file): \(path.key): \(problem) \"\(path.written)\"\(resolution)")
         }
     }
 

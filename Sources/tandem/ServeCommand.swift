@@ -12,8 +12,9 @@ struct ServeCommand {
         usage: tandem serve [--config PATH]
 
         Serves the HTTP API on the configured address. The configuration comes from --config, else
-        $TANDEM_CONFIG, else Config/tandem.json; TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path)
-        override it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
+        $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
+        TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
         `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
@@ -31,7 +32,7 @@ struct ServeCommand {
         let policies = try ConfigurationLoader.policies(in: configuration.policies)
         let signals = SignalWatcher()
 
-        let logger = Logger(minimumLevel: configuration.log.level, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
+        let logger = Logger(minimumLevel: configuration.log.level, format: configuration.log.format, now: ProcessIO.unixTime, sink: ProcessIO.writeError)
         let started = ContinuousClock.now
         // The address first, then the database: a second server fails before it touches anything.
         let listener = try Self.bind(configuration)

@@ -78,3 +78,47 @@ struct ObservabilityTests {
         #expect(counter.value(["0"]) + counter.value(["1"]) == 80_000)
     }
 }
+
+@Suite("Readable log lines")
+struct TextLogTests {
+    private func capture(_ format: LogFormat, _ body: (Logger) -> Void) -> [String] {
+        let lines = Mutex<[String]>([])
+        body(Logger(minimumLevel: .info, format: format, now: { 1_700_000_000.1234 },
+                    sink: { line in lines.withLock { $0.append(line) } }))
+        return lines.withLock { $0 }
+    }
+
+    @Test("log.format text: time of day, padded level, message, key=value; MSISDNs still masked")
+    func textLine() {
+        let lines = capture(.text) { logger in
+            logger.with(["component": "http"]).info("store open", [
+                "path": "/srv/data/t.sqlite", "count": 3, "ok": .bool(true), "who": .msisdn(MSISDN("+31612345678")!),
+                "note": "two words", "empty": "", "quote": "a\"b",
+            ])
+            logger.warning("careful")
+            logger.debug("dropped")
+        }
+        #expect(lines == [
+            #"22:13:20.123 info  store open component=http path=/srv/data/t.sqlite count=3 ok=true who=+3161****678 note="two words" empty="" quote="a\"b""# + "\n",
+            "22:13:20.123 warning careful\n",
+        ])
+    }
+
+    @Test("log.format json stays the default")
+    func jsonDefault() throws {
+        let lines = Mutex<[String]>([])
+        Logger(minimumLevel: .info, now: { 1_700_000_000.1234 }, sink: { line in lines.withLock { $0.append(line) } })
+            .info("m", ["who": .msisdn(MSISDN("+31612345678")!)])
+        #expect(lines.withLock { $0 } == [#"{"ts":1700000000.123,"level":"info","msg":"m","who":"+3161****678"}"# + "\n"])
+        #expect(try loadTestConfiguration("{}").log.format == .json)
+        #expect(try loadTestConfiguration(#"{"log": {"format": "text"}}"#).log.format == .text)
+        #expect(testConfigurationProblem(#"{"log": {"format": "pretty"}}"#)
+                == #"Config/test.json: log.format: expected "json" or "text", got "pretty""#)
+    }
+
+    @Test("the time of day wraps at UTC midnight", arguments: [(0.0, "00:00:00.000"), (86_399.9996, "00:00:00.000"),
+                                                               (86_399.999, "23:59:59.999"), (3_723.05, "01:02:03.050")])
+    func timeOfDay(time: Double, expected: String) {
+        #expect(Logger.timeOfDay(time) == expected)
+    }
+}

@@ -44,7 +44,7 @@ struct PolicyTests {
     static let otpBase = #""appMessageType": "OTP", "pushTTL": "30s", "pushPriority": "high", "lifetime": "30s", "manualFallback": "terminatePush""#
 
     @Test("every kind of bad policy yields its file: key: problem", arguments: [
-        ("otp.json", "nope", "Policies/otp.json: (document): not valid JSON"),
+        ("otp.json", "nope", "Policies/otp.json:1:1: expected a value, got 'n'"),
         ("otp.json", #"{\#(otpBase), "fallback": {"onPushFailure": true}, "ttl": "1s"}"#,
          #"Policies/otp.json: ttl: unknown key"#),
         ("otp.json", #"{\#(otpBase), "fallback": {"onPushFailure": true, "afterNoReed": "1s"}}"#,

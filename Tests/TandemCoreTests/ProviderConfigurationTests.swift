@@ -110,8 +110,6 @@ struct ProviderConfigurationTests {
         (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "P"}, "reconnectMin": "10s", "reconnectMax": "1s"}}}}"#,
          "Config/test.json: providers.sms.smpp.reconnectMax: must not be below reconnectMin"),
         (#"{"providers": {"voice": {"webhook": {}}}}"#, "Config/test.json: providers.voice.webhook.url:"),
-        (#"{"providers": {"sms": {"kannel": {"sendsmsURL": "http://k/s", "username": "u", "password": {"env": "P"}, "dlrURL": "http://t/d", "smsboxConfig": "kannel.conf"}}}}"#,
-         #"Config/test.json: providers.sms.kannel.smsboxConfig: expected an absolute path, got "kannel.conf""#),
         (#"{"providers": {"sms": {"smpp": {"host": "h", "port": 1, "systemId": "s", "password": {"env": "LONG"}}}}}"#,
          "Config/test.json: providers.sms.smpp.password: the password in LONG must be at most 8 printable ASCII characters"),
     ])

@@ -1,10 +1,16 @@
 import Foundation
 
 extension Configuration {
-    /// Decodes `data` (the contents of `file`), applies the `TANDEM_LISTEN` and `TANDEM_DB` overrides from
-    /// `environment`, and reads every secret the file names from `environment`.
-    public static func load(data: Data, file: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+    /// Decodes `data` (the contents of `file`), resolves its relative paths against `directory` (the file's
+    /// directory, absolute; nil leaves them as written), applies the `TANDEM_LISTEN` and `TANDEM_DB` overrides
+    /// from `environment` (which stay relative to the working directory), and reads every secret the file names
+    /// from `environment`.
+    public static func load(data: Data, file: String, directory: String? = nil,
+                            environment: [String: String]) throws(ConfigurationError) -> Configuration {
         var configuration = try StrictJSON.decode(Configuration.self, from: data, file: file)
+        if let directory {
+            configuration.paths = configuration.resolvePaths(against: directory)
+        }
         if let listen = environment["TANDEM_LISTEN"] {
             guard let address = ListenAddress(listen) else {
                 throw ConfigurationError(file: "TANDEM_LISTEN", key: "listen",
@@ -17,6 +23,7 @@ extension Configuration {
                 throw ConfigurationError(file: "TANDEM_DB", key: "database.path", problem: "must not be empty")
             }
             configuration.database.path = path
+            configuration.paths.removeAll { $0.key == "database.path" }
         }
         if let reference = configuration.metrics.bearerToken {
             configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
@@ -180,13 +187,14 @@ extension Configuration.Metrics: Decodable {
 }
 
 extension Configuration.Log: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case level, accessLog }
+    enum CodingKeys: String, CodingKey, CaseIterable { case level, format, accessLog }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
         if c.contains(.level) { level = try c.decodeChoice(LogLevel.self, forKey: .level) }
+        if c.contains(.format) { format = try c.decodeChoice(LogFormat.self, forKey: .format) }
         if c.contains(.accessLog) { accessLog = try c.decode(Bool.self, forKey: .accessLog) }
     }
 }

@@ -70,7 +70,7 @@ extension Configuration {
         /// Connections per host; more open only when every one carries `concurrentStreams`.
         public var connections = 1
         public var concurrentStreams = 100
-        /// Trusted CA certificates (PEM) instead of the system store — for test peers.
+        /// Trusted CA certificates (PEM) instead of the system store — for test peers. Must exist at start-up.
         public var caFile: String?
         /// One request's time limit, queueing included.
         public var timeout: Duration = .seconds(15)
@@ -140,7 +140,7 @@ extension Configuration {
         /// When set, the DLR URL carries this token and callbacks without it are refused.
         public var dlrToken: SecretReference?
         public var timeout: Duration = .seconds(10)
-        /// The absolute path of the Kannel configuration smsbox runs with, when Tandem can read it: checked at
+        /// The path of the Kannel configuration smsbox runs with, when Tandem can read it: checked at
         /// start-up for the settings that make smsbox retry a DLR callback made while Tandem was down
         /// (`http-request-retry`, `http-queue-delay`); what is missing is logged as a warning.
         public var smsboxConfig: String?

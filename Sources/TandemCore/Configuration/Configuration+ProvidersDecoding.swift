@@ -173,11 +173,7 @@ extension Configuration.Kannel: Decodable {
         if c.contains(.smsc) { smsc = try c.decodeNonEmpty(forKey: .smsc) }
         dlrToken = try c.decodeIfPresent(SecretReference.self, forKey: .dlrToken)
         if c.contains(.timeout) { timeout = try c.decodeDuration(forKey: .timeout, in: .milliseconds(100)...(.seconds(300))) }
-        if c.contains(.smsboxConfig) {
-            let path = try c.decodeNonEmpty(forKey: .smsboxConfig)
-            guard path.hasPrefix("/") else { throw c.fail(.smsboxConfig, "expected an absolute path, got \"\(path)\"") }
-            smsboxConfig = path
-        }
+        if c.contains(.smsboxConfig) { smsboxConfig = try c.decodeNonEmpty(forKey: .smsboxConfig) }
     }
 }
 

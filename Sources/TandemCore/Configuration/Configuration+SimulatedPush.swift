@@ -119,7 +119,7 @@ extension Configuration.SimulatedPush: Decodable {
     }
 
     /// `default`: a behaviour without conditions.
-    private struct DefaultBehaviour: Decodable {
+    struct DefaultBehaviour: Decodable {
         enum CodingKeys: String, CodingKey, CaseIterable { case behaviour, ackAfter, readAfter }
         let behaviour: Configuration.SimulatedPushBehaviour
 

@@ -3,7 +3,8 @@ import Foundation
 /// Everything `tandem serve` needs to start, from `Config/tandem.json` (or `TANDEM_CONFIG`), validated at once.
 ///
 /// Every key has a default, so a file may name only what it changes; unknown keys are errors. Relative paths
-/// are taken from the working directory. Secrets never appear in the file: it names environment variables.
+/// in the file, and the defaults of those it leaves out, count from the file's directory (see `load`).
+/// Secrets never appear in the file: it names environment variables.
 public struct Configuration: Sendable, Hashable {
     /// Where the HTTP server listens.
     public var listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080)
@@ -19,6 +20,8 @@ public struct Configuration: Sendable, Hashable {
     public var statusReports = StatusReports()
     public var simulator = Simulator()
     public var deviceAPI = DeviceAPI()
+    /// Every path-valued key the file gave, as written and as resolved (`load` fills it in).
+    public internal(set) var paths: [ConfiguredPath] = []
 
     public init() {}
 
@@ -85,6 +88,8 @@ public struct Configuration: Sendable, Hashable {
 
     public struct Log: Sendable, Hashable {
         public var level: LogLevel = .info
+        /// JSON lines (for collectors), or one readable line per event (for terminals).
+        public var format: LogFormat = .json
         /// One JSON line per HTTP request.
         public var accessLog = true
         public init() {}

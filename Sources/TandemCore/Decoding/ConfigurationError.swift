@@ -1,6 +1,7 @@
 import Foundation
 
-/// A problem with a configuration or policy file, reported as `file: key: problem`.
+/// A problem with a configuration or policy file, reported as `file: key: problem`, or as
+/// `file:line:column: problem` when the file is not well-formed JSON.
 ///
 /// `key` is a dotted path into the document (`database.commitWindow`, `fallback.afterNoRead`), or `(document)`
 /// when the problem is with the whole file (unreadable, not JSON, not an object).
@@ -8,14 +9,40 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public let file: String
     public let key: String
     public let problem: String
+    /// Where a syntax error is (line and column from 1); nil for every other problem.
+    public let position: (line: Int, column: Int)?
 
     public init(file: String, key: String, problem: String) {
         self.file = file
         self.key = key.isEmpty ? "(document)" : key
         self.problem = problem
+        self.position = nil
     }
 
-    public var description: String { "\(file): \(key): \(problem)" }
+    public init(file: String, syntax: JSONSyntax.Failure) {
+        self.file = file
+        self.key = "(document)"
+        self.problem = syntax.problem
+        self.position = (syntax.line, syntax.column)
+    }
+
+    public var description: String {
+        guard let position else { return "\(file): \(key): \(problem)" }
+        return "\(file):\(position.line):\(position.column): \(problem)"
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.file == rhs.file && lhs.key == rhs.key && lhs.problem == rhs.problem
+            && lhs.position?.line == rhs.position?.line && lhs.position?.column == rhs.position?.column
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(file)
+        hasher.combine(key)
+        hasher.combine(problem)
+        hasher.combine(position?.line)
+        hasher.combine(position?.column)
+    }
 
     /// Translates a `DecodingError` from `StrictJSON.decode` into the `file: key: problem` form.
     public init(file: String, decodingError: DecodingError) {

@@ -2,9 +2,13 @@ import Foundation
 
 /// Decodes configuration-like JSON strictly: every problem becomes a `ConfigurationError` naming the file
 /// and the key. Types decoded this way reject unknown keys through `rejectUnknownKeys`; keys that start
-/// with `_` are comments and are always allowed.
+/// with `_` are comments and are always allowed. The text must first pass `JSONSyntax` (no trailing commas,
+/// no comments), whose failures come out as `file:line:column: problem`.
 public enum StrictJSON {
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws(ConfigurationError) -> T {
+        if let failure = JSONSyntax.check(data) {
+            throw ConfigurationError(file: file, syntax: failure)
+        }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {

@@ -1,4 +1,5 @@
-/// A small structured logger: one JSON object per line, written through an injected sink.
+/// A small structured logger: one JSON object per line (or one readable line, `LogFormat.text`), written
+/// through an injected sink.
 ///
 /// The core never reads a clock or touches a file: the shell passes `now` (Unix seconds) and the `sink`
 /// (normally `write(2)` to stderr). A line is handed to the sink whole, so lines from concurrent callers do
@@ -17,12 +18,15 @@ public struct Logger: Sendable {
     }
 
     public let minimumLevel: LogLevel
+    public let format: LogFormat
     private let now: @Sendable () -> Double
     private let sink: @Sendable (String) -> Void
     private let context: [(String, Value)]
 
-    public init(minimumLevel: LogLevel, now: @escaping @Sendable () -> Double, sink: @escaping @Sendable (String) -> Void) {
+    public init(minimumLevel: LogLevel, format: LogFormat = .json, now: @escaping @Sendable () -> Double,
+                sink: @escaping @Sendable (String) -> Void) {
         self.minimumLevel = minimumLevel
+        self.format = format
         self.now = now
         self.sink = sink
         self.context = []
@@ -30,6 +34,7 @@ public struct Logger: Sendable {
 
     private init(copying other: Logger, context: [(String, Value)]) {
         self.minimumLevel = other.minimumLevel
+        self.format = other.format
         self.now = other.now
         self.sink = other.sink
         self.context = context
@@ -47,7 +52,11 @@ public struct Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
         guard level >= minimumLevel else { return }
-        sink(Self.line(time: now(), level: level, message: message, fields: context + fields.map { ($0.key, $0.value) }))
+        let all = context + fields.map { ($0.key, $0.value) }
+        switch format {
+        case .json: sink(Self.line(time: now(), level: level, message: message, fields: all))
+        case .text: sink(Self.textLine(time: now(), level: level, message: message, fields: all))
+        }
     }
 
     public func debug(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) { log(.debug, message, fields) }
