@@ -116,7 +116,7 @@ struct ConfigurationTests {
     }
 
     @Test("every kind of bad file yields its file: key: problem", arguments: [
-        ("{", "Config/test.json:1:2: expected a key in double quotes, got end of file"),
+        ("{", "Config/test.json:1:2: expected a key in double quotes, got the end of file"),
         ("{\"listen\": \"127.0.0.1:1\",}", "Config/test.json:1:25: trailing comma before '}'"),
         ("[]", "Config/test.json: (document): expected an object"),
         (#"{"listn": "1:2"}"#, #"Config/test.json: listn: unknown key (did you mean "listen"?)"#),

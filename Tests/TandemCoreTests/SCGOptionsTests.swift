@@ -164,11 +164,11 @@ struct SCGOptionsTests {
     }
 
     @Test("an o: value must be a string of one JSON object", arguments: [
-        (SCGOptionValue.string("{\"zip\":"), "unexpected end of input, expected a value at offset 7"),
-        (.string("{'a':1}"), "expected a string key at offset 1"),
+        (SCGOptionValue.string("{\"zip\":"), "expected a value, got the end of file at offset 7"),
+        (.string("{'a':1}"), "expected a key in double quotes, got \'\'\' at offset 1"),
         (.string("[1,2]"), "an array, not an object"),
         (.string("\"text\""), "a string, not an object"),
-        (.string("{} {}"), "unexpected content after the JSON value at offset 3"),
+        (.string("{} {}"), "unexpected \'{\' after the end of the document at offset 3"),
         (.number("1"), "not a string of JSON"),
         (.bool(true), "not a string of JSON"),
     ])

@@ -33,7 +33,9 @@ public struct JSONParser {
                 if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.index = 3 }
                 let value = try parser.parseValue(depth: 1)
                 parser.skipWhitespace()
-                guard parser.index == buffer.count else { throw parser.failure("unexpected content after the JSON value") }
+                guard parser.index == buffer.count else {
+                    throw parser.failure("unexpected \(parser.describeNext()) after the end of the document")
+                }
                 return .success(value)
             } catch {
                 return .failure(error)
@@ -42,6 +44,16 @@ public struct JSONParser {
     }
 
     private func failure(_ problem: String) -> JSONSyntaxError { JSONSyntaxError(offset: index, problem: problem) }
+
+    /// The byte at the index as a reader would name it: `'x'`, `byte 0xC3`, or `the end of file`.
+    private func describeNext() -> String {
+        guard index < bytes.count else { return "the end of file" }
+        let byte = bytes[index]
+        switch byte {
+        case 0x20...0x7E: return "'\(Character(Unicode.Scalar(byte)))'"
+        default: return "byte 0x" + String(byte, radix: 16, uppercase: true)
+        }
+    }
 
     private mutating func skipWhitespace() {
         while index < bytes.count {
@@ -54,7 +66,7 @@ public struct JSONParser {
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
-        guard index < bytes.count else { throw failure("unexpected end of input, expected a value") }
+        guard index < bytes.count else { throw failure("expected a value, got the end of file") }
         valueCount += 1
         guard valueCount <= Self.maximumValues else { throw failure("the document has more than \(Self.maximumValues) values") }
         switch bytes[index] {
@@ -65,7 +77,9 @@ public struct JSONParser {
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw failure("unexpected character, expected a value")
+        case UInt8(ascii: "/"): throw failure("comments are not JSON (write a \"_key\": \"comment\" entry instead)")
+        case UInt8(ascii: "'"): throw failure("strings take double quotes")
+        default: throw failure("expected a value, got \(describeNext())")
         }
     }
 
@@ -79,20 +93,27 @@ public struct JSONParser {
             return .object(members)
         }
         members.reserveCapacity(4)  // most objects here are small: one allocation instead of growing 1 → 2 → 4
+        var comma: Int?
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    throw JSONSyntaxError(offset: comma, problem: "trailing comma before '}'")
+                }
+                throw failure("expected a key in double quotes, got \(describeNext())")
+            }
             let key = try parseString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':' after the key, got \(describeNext())")
+            }
             index += 1
             members.append(JSONMember(key: key, value: try parseValue(depth: depth + 1)))
             skipWhitespace()
-            guard index < bytes.count else { throw failure("unexpected end of input in an object") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
+            switch index < bytes.count ? bytes[index] : 0 {
+            case UInt8(ascii: ","): comma = index; index += 1
             case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw failure("expected ',' or '}' in an object")
+            default: throw failure("expected ',' or '}' after a member, got \(describeNext())")
             }
         }
     }
@@ -109,11 +130,16 @@ public struct JSONParser {
         while true {
             elements.append(try parseValue(depth: depth + 1))
             skipWhitespace()
-            guard index < bytes.count else { throw failure("unexpected end of input in an array") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
+            switch index < bytes.count ? bytes[index] : 0 {
+            case UInt8(ascii: ","):
+                let comma = index
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    throw JSONSyntaxError(offset: comma, problem: "trailing comma before ']'")
+                }
             case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw failure("expected ',' or ']' in an array")
+            default: throw failure("expected ',' or ']' after an element, got \(describeNext())")
             }
         }
     }
@@ -123,7 +149,7 @@ public struct JSONParser {
         guard index + count <= bytes.count,
               UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(
                   UnsafeBufferPointer(start: word.utf8Start, count: count)) else {
-            throw failure("unexpected character, expected a value")
+            throw failure("expected a value, got \(describeNext())")
         }
         index += count
     }
@@ -132,10 +158,10 @@ public struct JSONParser {
     private mutating func parseNumber() throws(JSONSyntaxError) -> String {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("expected a digit") }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("expected a digit, got \(describeNext())") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw failure("leading zeros are not allowed") }
+            if index < bytes.count, isDigit(bytes[index]) { throw failure("numbers do not start with 0") }
         } else {
             skipDigits()
         }
@@ -176,7 +202,7 @@ public struct JSONParser {
                 return text
             }
             if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
-            if byte < 0x20 { throw failure("control character in a string") }
+            if byte < 0x20 { throw controlCharacter(byte) }
             if byte >= 0x80 { ascii = false }
             index += 1
         }
@@ -208,16 +234,22 @@ public struct JSONParser {
                 case UInt8(ascii: "r"): out.append(0x0D)
                 case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"): try appendUnicodeEscape(to: &out)
-                default: throw failure("invalid escape sequence")
+                default:
+                    index -= 1
+                    throw failure("invalid escape \\\(describeNext())")
                 }
             case 0x00..<0x20:
-                throw failure("control character in a string")
+                throw controlCharacter(byte)
             default:
                 out.append(byte)
                 index += 1
             }
         }
         throw failure("unterminated string")
+    }
+
+    private func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+        failure(byte == 0x0A ? "line break inside a string (missing '\"'?)" : "control character inside a string (escape it)")
     }
 
     /// After `\u`: four hex digits, and for a high surrogate the `\uDC00`–`\uDFFF` that must follow.
