@@ -209,10 +209,14 @@ case "$command" in
       case "$row" in *" ok") ;; *) failed=1 ;; esac
     done
     printf '\n%-14s %14s %10s  %s\n' harness executions exec/s result
+    ok=0
     for row in "${rows[@]}"; do
       # shellcheck disable=SC2086
       printf '%-14s %14s %10s  %s\n' $row
+      case "$row" in *" ok") ok=$((ok + 1)) ;; esac
     done
+    # The plain closing line test runners print: harnesses that ran clean, and those that did not.
+    printf 'fuzz: %d passed, %d failed\n' "$ok" $(( ${#rows[@]} - ok ))
     exit "$failed"
     ;;
   *)
