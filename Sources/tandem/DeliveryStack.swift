@@ -87,6 +87,7 @@ final class DeliveryStack: Sendable {
         tasks.add(Task {
             do {
                 let report = try await scheduler.loadRecovered()
+                if report.deliveries > 0 { ProcessIO.releaseFreeHeap() }  // the pages' memory, freed, back to the kernel
                 let elapsed = started.duration(to: .now)
                 logger.info("deliveries recovered", ["deliveries": .int(Int64(report.deliveries)),
                                                      "timersArmed": .int(Int64(report.timersArmed)),
