@@ -36,21 +36,17 @@ struct ServeCommand {
         let started = ContinuousClock.now
         // The address first, then the database: a second server fails before it touches anything.
         let listener = try Self.bind(configuration)
+        // Closed on every way out before the server takes it (the server closes it at shutdown).
+        var serving = false
+        defer { if !serving { listener.close() } }
         let serverLock: ServerLock
         do {
             serverLock = try ServerLock(databasePath: configuration.database.path)
         } catch {
-            listener.close()
             throw CommandFailure(.failure, "cannot serve: \(error)")
         }
         defer { withExtendedLifetime(serverLock) {} }
-        let store: Store
-        do {
-            store = try StoreOpener.open(configuration.database)
-        } catch {
-            listener.close()
-            throw error
-        }
+        let store = try StoreOpener.open(configuration.database)
         let schemaVersion = (try? store.schemaVersion).map { Int64($0) } ?? -1
         logger.info("store open", ["path": .string(configuration.database.path), "schemaVersion": .int(schemaVersion)])
         logger.info("policies loaded", [
@@ -105,7 +101,6 @@ struct ServeCommand {
             clientConfiguration.maxConnectionsPerHost = 4
             webhookClient = try HTTPClient(configuration: clientConfiguration)
         } catch {
-            listener.close()
             await store.close()
             throw CommandFailure(.failure, "cannot start the HTTP client: \(error)")
         }
@@ -113,7 +108,6 @@ struct ServeCommand {
         do {
             pinKey = try PinKeyLoader.load(configuration)
         } catch {
-            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw error
@@ -122,7 +116,6 @@ struct ServeCommand {
         do {
             providers = try ProviderStack(configuration: configuration, credentials: store, logger: logger)
         } catch {
-            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw error
@@ -134,7 +127,6 @@ struct ServeCommand {
         do {
             try await stack.start()
         } catch {
-            listener.close()
             await webhookClient.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot recover in-flight deliveries: \(error)")
@@ -172,8 +164,8 @@ struct ServeCommand {
         let port: UInt16
         do {
             port = try server.start(on: listener)
+            serving = true
         } catch {
-            listener.close()
             await stack.stop(grace: .zero)
             await webhookClient.shutdown()
             await store.close()

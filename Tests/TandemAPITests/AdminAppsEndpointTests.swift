@@ -13,14 +13,14 @@ struct AdminAppsEndpointTests {
     static let serviceAccount = "/etc/tandem/acme-firebase.json"
     static let t0 = Timestamp(milliseconds: 1_790_000_000_000)
 
-    private func endpoint(_ registry: any AppRegistry, token: String? = Self.token,
+    func endpoint(_ registry: any AppRegistry, token: String? = Self.token,
                           logger: Logger = .discarding) -> AdminAppsEndpoint {
         AdminAppsEndpoint(registry: registry, adminToken: token, now: { Self.t0 },
                           isRegularFile: { [Self.keyFile, Self.serviceAccount].contains($0) }, logger: logger)
     }
 
     /// Routes `method target` as the server would (path parameters included) and runs the handler.
-    private func send(_ endpoint: AdminAppsEndpoint, _ method: HTTPMethod, _ target: String, _ body: String = "",
+    func send(_ endpoint: AdminAppsEndpoint, _ method: HTTPMethod, _ target: String, _ body: String = "",
                       authorization: String? = "Bearer " + token) async throws -> Response {
         var router = HTTPRouter()
         endpoint.register(in: &router)
@@ -39,18 +39,18 @@ struct AdminAppsEndpointTests {
 
     private struct RoutingFailure: Error { let target: String }
 
-    private func json(_ response: Response) throws -> [String: Any] {
+    func json(_ response: Response) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
 
-    private func error(_ response: Response) throws -> String {
+    func error(_ response: Response) throws -> String {
         try #require(try json(response)["error"] as? String)
     }
 
-    private func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
+    func text(_ response: Response) -> String { String(decoding: response.body, as: UTF8.self) }
 
     /// An account (through the API) and an OTP app under it; returns the product token, app key and secret.
-    private func provision(_ endpoint: AdminAppsEndpoint) async throws -> (token: String, key: String, secret: String) {
+    func provision(_ endpoint: AdminAppsEndpoint) async throws -> (token: String, key: String, secret: String) {
         let account = try await send(endpoint, .POST, "/admin/accounts", #"{"name":"Acme B.V."}"#)
         #expect(account.status == .created)
         let token = try #require(try json(account)["productToken"] as? String)
@@ -113,39 +113,6 @@ struct AdminAppsEndpointTests {
     }
 
     // MARK: - Accounts
-
-    @Test("SMS protection and an account's SMS countries: set whole, shown in the documents; bad bodies are 400, unknown keys 404")
-    func smsProtection() async throws {
-        let registry = InMemoryAppRegistry()
-        let admin = endpoint(registry)
-        let (token, key, _) = try await provision(admin)
-        let set = try await send(admin, .PUT, "/admin/apps/\(key)/sms-protection", #"{"mode":"monitor","allow":["nl","BE"],"pinLength":4}"#)
-        #expect(set.status == .ok)
-        #expect(text(set).contains(#""smsProtection":{"mode":"monitor","allow":["BE","NL"],"pinLength":4}"#))
-        #expect(registry.storedApp(AppKey(key)!)?.smsProtection
-                == SMSProtection(mode: .monitor, countries: .allow([RegionCode("NL")!, RegionCode("BE")!]), pinLength: 4))
-        for (body, problem) in [(#"{"pinLength":3}"#, #""pinLength" must be 4 to 10"#),
-                                (#"{"mode":"block"}"#, #""mode" must be enforce or monitor, got "block""#),
-                                (#"{"allow":["NL"],"deny":["CU"]}"#, #"give "allow" or "deny", not both"#),
-                                (#"{"deny":"CU"}"#, #""deny" must be an array of strings, not a string"#),
-                                (#"{"countries":["CU"]}"#, #"unknown key "countries""#)] {
-            let refused = try await send(admin, .PUT, "/admin/apps/\(key)/sms-protection", body)
-            #expect(refused.status == .badRequest, "\(body)")
-            #expect(try error(refused).contains(problem), "\(body): \(text(refused))")
-        }
-        #expect(try await send(admin, .PUT, "/admin/apps/00000000-0000-4000-8000-000000000009/sms-protection", "{}").status == .notFound)
-        // Blocks live in the running device API: without one in this process the routes say so.
-        #expect(try await send(admin, .GET, "/admin/apps/\(key)/sms-blocks").status == .serviceUnavailable)
-
-        let countries = try await send(admin, .PUT, "/admin/accounts/\(token)/sms-countries", #"{"deny":["CU","001"]}"#)
-        #expect(countries.status == .ok)
-        #expect(text(countries).contains(#""smsCountries":{"mode":"enforce","deny":["001","CU"]}"#))
-        #expect(try registry.account(productToken: ProductToken(token)!)?.smsCountries
-                == SMSCountryPolicy(countries: .deny([RegionCode("CU")!, .nonGeographic])))
-        #expect(try await send(admin, .PUT, "/admin/accounts/00000000-0000-4000-8000-000000000009/sms-countries", "{}").status
-                == .notFound)
-        #expect(try await send(admin, .PUT, "/admin/accounts/not-a-token/sms-countries", "{}").status == .badRequest)
-    }
 
     @Test("creating an account shows its product token once; the list masks it")
     func accounts() async throws {
@@ -295,95 +262,6 @@ struct AdminAppsEndpointTests {
         #expect(try error(withKey) == #"unknown key "secret": this request takes no keys"#)
         let unknown = try await send(admin, .POST, "/admin/apps/00000000-0000-4000-8000-000000000009/rotate-secret")
         #expect(unknown.status == .notFound)
-    }
-
-    @Test("APNs credentials are set from a key file or an environment variable, and shown back without the secret")
-    func apns() async throws {
-        let registry = InMemoryAppRegistry()
-        let admin = endpoint(registry)
-        let (_, keyText, secret) = try await provision(admin)
-        let file = try await send(admin, .PUT, "/admin/apps/\(keyText)/apns", #"""
-            {"keyFile":"\#(Self.keyFile)","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"com.acme.app","sandbox":true}
-            """#)
-        #expect(file.status == .ok)
-        #expect(text(file).contains(#""apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyId":"ABC123DEFG","#
-            + #""teamId":"DEF123GHIJ","topic":"com.acme.app","sandbox":true}"#))
-        #expect(!text(file).contains(secret))
-
-        let fcm = try await send(admin, .PUT, "/admin/apps/\(keyText)/fcm", #"{"serviceAccountFile":"\#(Self.serviceAccount)"}"#)
-        #expect(fcm.status == .ok)
-        let environment = try await send(admin, .PUT, "/admin/apps/\(keyText)/apns",
-                                         #"{"keyEnv":"ACME_APNS_KEY","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"com.acme.app"}"#)
-        #expect(environment.status == .ok)
-        let key = try #require(AppKey(keyText))
-        let stored = try #require(try registry.appDetails(key: key))
-        #expect(stored.pushCredentials == AppPushCredentials(
-            apns: APNsCredentials(keySource: .environment("ACME_APNS_KEY"), keyID: "ABC123DEFG", teamID: "DEF123GHIJ",
-                                  topic: "com.acme.app", sandbox: false),
-            fcm: FCMCredentials(serviceAccountPath: Self.serviceAccount)))
-        #expect(text(environment).contains(#""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"}"#))
-    }
-
-    @Test("APNs bodies that do not describe valid credentials are 400 and change nothing", arguments: [
-        (#"{"keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#, #""keyFile" (a .p8 file on the server) or "keyEnv""#),
-        (#"{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#,
-         #"give either "keyFile" or "keyEnv", not both"#),
-        (#"{"keyEnv":"K","teamId":"DEF123GHIJ","topic":"t"}"#, #""keyId" is required"#),
-        (#"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ"}"#, #""topic" is required"#),
-        (#"{"keyEnv":"K","keyId":"ABC123","teamId":"DEF123GHIJ","topic":"t"}"#, "the APNs key ID must be 10 letters or digits"),
-        (#"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF 123GHI","topic":"t"}"#, "the APNs team ID must be 10 letters or digits"),
-        (#"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":""}"#, "the APNs topic must be the app's bundle ID"),
-        (#"{"keyEnv":"MY-KEY","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#,
-         "the APNs key environment variable must be a name of letters"),
-        (#"{"keyFile":"AuthKey.p8","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#,
-         "the APNs key file must be an absolute path"),
-        (#"{"keyFile":"/etc/tandem/missing.p8","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#,
-         "no file at /etc/tandem/missing.p8: the APNs key file (.p8) must exist on the server"),
-        (#"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t","sandbox":"yes"}"#,
-         #""sandbox" must be true or false, not a string"#),
-        (#"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t","key":"-----BEGIN PRIVATE KEY-----"}"#,
-         #"unknown key "key""#),
-        (#"{"keyEnv":"K","keyID":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#, #"unknown key "keyID""#),
-    ])
-    func apnsErrors(body: String, expected: String) async throws {
-        let registry = InMemoryAppRegistry()
-        let admin = endpoint(registry)
-        let (_, keyText, _) = try await provision(admin)
-        let response = try await send(admin, .PUT, "/admin/apps/\(keyText)/apns", body)
-        #expect(response.status == .badRequest)
-        #expect(try error(response).hasPrefix(expected), "\(text(response))")
-        #expect(try registry.apps().first?.pushCredentials == AppPushCredentials())
-    }
-
-    @Test("FCM and type changes validate their one field; unknown apps are 404")
-    func fcmAndType() async throws {
-        let registry = InMemoryAppRegistry()
-        let admin = endpoint(registry)
-        let (_, keyText, _) = try await provision(admin)
-        let cases: [(String, String, HTTPStatus, String)] = [
-            ("fcm", #"{"serviceAccountFile":"relative.json"}"#, .badRequest, "the FCM service-account file must be an absolute path"),
-            ("fcm", #"{"serviceAccountFile":"/etc/tandem/other.json"}"#, .badRequest,
-             "no file at /etc/tandem/other.json: the FCM service-account file must exist on the server"),
-            ("fcm", #"{}"#, .badRequest, #""serviceAccountFile" is required"#),
-            ("type", #"{"defaultMessageType":"Urgent"}"#, .badRequest, #""defaultMessageType" must be Default, OTP or Critical"#),
-            ("type", #"{"defaultMessageType":true}"#, .badRequest, #""defaultMessageType" must be a string, not a boolean"#),
-            ("type", #"{}"#, .badRequest, #""defaultMessageType" is required"#),
-        ]
-        for (route, body, status, message) in cases {
-            let response = try await send(admin, .PUT, "/admin/apps/\(keyText)/\(route)", body)
-            #expect(response.status == status, "\(route) \(body)")
-            #expect(try error(response).hasPrefix(message), "\(text(response))")
-        }
-        let type = try await send(admin, .PUT, "/admin/apps/\(keyText)/type", #"{"defaultMessageType":"critical"}"#)
-        #expect(type.status == .ok)
-        #expect(try json(type)["defaultMessageType"] as? String == "Critical")
-        let unknown = "/admin/apps/00000000-0000-4000-8000-000000000009"
-        for (route, body) in [("type", #"{"defaultMessageType":"OTP"}"#), ("fcm", #"{"serviceAccountFile":"\#(Self.serviceAccount)"}"#),
-                              ("apns", #"{"keyEnv":"K","keyId":"ABC123DEFG","teamId":"DEF123GHIJ","topic":"t"}"#)] {
-            let response = try await send(admin, .PUT, "\(unknown)/\(route)", body)
-            #expect(response.status == .notFound, "\(route)")
-            #expect(try error(response) == "no app has key 00000000-0000-4000-8000-000000000009")
-        }
     }
 
     @Test("a failing store is a 500 whose details stay in the log")
