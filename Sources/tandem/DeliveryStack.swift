@@ -12,6 +12,8 @@ final class DeliveryStack: Sendable {
     let scheduler: Scheduler
     let dispatcher: Dispatcher
     let gateway: CMGatewayService
+    /// The one acceptance path every sender API adapts to.
+    let intake: MessageIntake
     let deviceAPI: DeviceAPIService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
@@ -45,11 +47,13 @@ final class DeliveryStack: Sendable {
                                        defaultSMSValidity: settings.defaultSMSValidity),
                                    logger: logger.with(["component": "spool"]))
         self.drainer = drainer
-        gateway = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
-                                   authenticator: authenticator, now: now,
-                                   configuration: CMGatewayService.Configuration(
-                                       defaultSMSValidity: settings.defaultSMSValidity,
-                                       spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
+        intake = MessageIntake(directory: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
+                               now: now,
+                               configuration: MessageIntake.Configuration(
+                                   defaultSMSValidity: settings.defaultSMSValidity,
+                                   spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
+                               logger: logger.with(["component": "intake"]))
+        gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
                                      voiceCaller: providers.voiceCaller,

@@ -16,6 +16,7 @@ final class GatewayHarness: Sendable {
     let sms = RecordingSMSSender()
     let scheduler: Scheduler
     let service: CMGatewayService
+    let intake: MessageIntake
     let accountA: Account
     let accountB: Account
     let appA: App
@@ -43,10 +44,10 @@ final class GatewayHarness: Sendable {
         let clock = clock
         drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: .specDefaults,
                                now: { clock.now() }, configuration: SpoolDrainer.Configuration(chunk: spoolChunk))
-        service = CMGatewayService(directory: store, ledger: store, scheduler: scheduler, drainer: drainer,
-                                   policies: .specDefaults,
-                                   authenticator: ProductTokenAuthenticator(directory: store, now: { clock.now() }),
-                                   now: { clock.now() }, configuration: CMGatewayService.Configuration(spoolThreshold: spoolThreshold))
+        intake = MessageIntake(directory: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: .specDefaults,
+                               now: { clock.now() }, configuration: MessageIntake.Configuration(spoolThreshold: spoolThreshold))
+        service = CMGatewayService(intake: intake, ledger: store,
+                                   authenticator: ProductTokenAuthenticator(directory: store, now: { clock.now() }))
         self.dispatcher = dispatcher
     }
 

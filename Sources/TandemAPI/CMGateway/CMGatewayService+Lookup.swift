@@ -35,57 +35,27 @@ extension CMGatewayService {
         case .success(let found): account = found
         case .failure(let reply): return reply
         }
-        let message: MessageView
+        let report: (message: GUID, recipients: [(MSISDN, MessageIntake.ManualFallbackOutcome)])
         do {
-            guard var found = try latestMessage(account: account, idOrReference: idOrReference) else {
+            guard let found = try await intake.manualFallback(account: account, idOrReference: idOrReference) else {
                 return notFound(idOrReference)
             }
-            if let drainer, !found.queued.isEmpty {
-                // Recipients still in the spool have no delivery to fall back from: start them first.
-                try await drainer.drain(message: found.id)
-                found = try ledger.message(account: account.productToken, id: found.id) ?? found
-            }
-            message = found
-        } catch {
-            logger.error("message lookup failed", ["error": .string("\(error)")])
-            return internalFailure(format: .json)
-        }
-        var results: [(MSISDN, String)] = []
-        do {
-            for recipient in message.recipients {
-                if !recipient.delivery.isFinal, account.smsCountries.mode == .enforce,
-                   !account.smsCountries.countries.permits(CallingCodes.region(of: recipient.msisdn)) {
-                    // The account's country rule: no SMS to this region, not even on request.
-                    results.append((recipient.msisdn, "smsCountryNotAllowed"))
-                    continue
-                }
-                let outcome = recipient.delivery.isFinal
-                    ? ManualFallbackAvailability.alreadyFinal
-                    : try await scheduler.requestManualFallback(for: recipient.key)
-                results.append((recipient.msisdn, Self.describe(outcome)))
-            }
+            report = found
         } catch {
             logger.error("manual fallback failed", ["error": .string("\(error)")])
             return internalFailure(format: .json)
         }
-        var body = "{\"messageId\":" + JSONText.quoted(message.id.text) + ",\"recipients\":["
-        body += results.map { msisdn, outcome in
-            "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"fallback\":" + JSONText.quoted(outcome) + "}"
+        var body = "{\"messageId\":" + JSONText.quoted(report.message.text) + ",\"recipients\":["
+        body += report.recipients.map { msisdn, outcome in
+            "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"fallback\":" + JSONText.quoted(Self.describe(outcome)) + "}"
         }.joined(separator: ",")
         body += "]}"
         return Reply(status: 200, contentType: "application/json", body: Array(body.utf8))
     }
 
-    /// The account's message with this id, else its latest message with this reference.
-    func latestMessage(account: Account, idOrReference: String) throws -> MessageView? {
-        if let id = GUID(idOrReference), let message = try ledger.message(account: account.productToken, id: id) {
-            return message
-        }
-        return try ledger.messages(account: account.productToken, reference: idOrReference).last
-    }
-
-    private static func describe(_ outcome: ManualFallbackAvailability) -> String {
-        switch outcome {
+    private static func describe(_ outcome: MessageIntake.ManualFallbackOutcome) -> String {
+        guard case .requested(let availability) = outcome else { return "smsCountryNotAllowed" }
+        return switch availability {
         case .available: "smsRequested"
         case .notAllowedByPolicy: "notAllowedByPolicy"
         case .smsAlreadyRequested: "smsAlreadyRequested"

@@ -1,5 +1,5 @@
 import TandemCore
-import TandemEngine
+
 
 /// Starts spooled recipients (``RecipientSpool``) in the background, a chunk at a time: the sending accounts
 /// take turns, a chunk each, and each account's spooled messages go oldest first. Each chunk is routed with
@@ -114,7 +114,7 @@ public actor SpoolDrainer {
     }
 
     /// Starts the next chunk (of `message`, if given); false when none waits.
-    func startNextChunk(of message: GUID? = nil) async throws -> Bool {
+    public func startNextChunk(of message: GUID? = nil) async throws -> Bool {
         if stepping {
             await withCheckedContinuation { stepWaiters.append($0) }
         } else {

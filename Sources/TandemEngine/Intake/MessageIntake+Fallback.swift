@@ -1,0 +1,44 @@
+import TandemCore
+
+extension MessageIntake {
+    /// What a manual fallback did for one recipient.
+    public enum ManualFallbackOutcome: Sendable, Hashable {
+        case requested(ManualFallbackAvailability)
+        /// The account's country rule allows no SMS to this number's region, not even on request.
+        case smsCountryNotAllowed
+    }
+
+    /// The account's message with this id, else its latest message with this reference.
+    public func latestMessage(account: Account, idOrReference: String) throws -> MessageView? {
+        if let id = GUID(idOrReference), let message = try ledger.message(account: account.productToken, id: id) {
+            return message
+        }
+        return try ledger.messages(account: account.productToken, reference: idOrReference).last
+    }
+
+    /// Asks each in-flight recipient of the account's message (by id, else its latest with that reference)
+    /// for its SMS now; recipients still queued in the message's spool are started first. Nil when the
+    /// account has no such message.
+    public func manualFallback(account: Account,
+                               idOrReference: String) async throws -> (message: GUID, recipients: [(MSISDN, ManualFallbackOutcome)])? {
+        guard var message = try latestMessage(account: account, idOrReference: idOrReference) else { return nil }
+        if let drainer, !message.queued.isEmpty {
+            // Recipients still in the spool have no delivery to fall back from: start them first.
+            try await drainer.drain(message: message.id)
+            message = try ledger.message(account: account.productToken, id: message.id) ?? message
+        }
+        var results: [(MSISDN, ManualFallbackOutcome)] = []
+        for recipient in message.recipients {
+            if !recipient.delivery.isFinal, account.smsCountries.mode == .enforce,
+               !account.smsCountries.countries.permits(CallingCodes.region(of: recipient.msisdn)) {
+                results.append((recipient.msisdn, .smsCountryNotAllowed))
+                continue
+            }
+            let outcome = recipient.delivery.isFinal
+                ? ManualFallbackAvailability.alreadyFinal
+                : try await scheduler.requestManualFallback(for: recipient.key)
+            results.append((recipient.msisdn, .requested(outcome)))
+        }
+        return (message.id, results)
+    }
+}

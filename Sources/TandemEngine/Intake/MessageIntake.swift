@@ -1,0 +1,129 @@
+import TandemCore
+
+/// The one way a message enters the engine, whatever API it arrived through. An adapter decodes its wire
+/// format into ``SendCommand``s, authenticates the account, and hands them over; the intake does the rest,
+/// once for every API: message ids, the checks that need the registry, the ledger or the clock, routing,
+/// the account's SMS country rule, `fallbackFor`, spooling of bulk sends, idempotency, and the commit. The
+/// adapter's reply is rendered from the ``IntakeOutcome`` before the commit and returned only after it, so
+/// an accepted answer is durable.
+///
+/// Rules:
+/// - an `appKey` must name an app of the sending account, else the message is rejected
+///   (``MessageRejection/unknownApp(_:)``);
+/// - `fallbackFor` requires SMS only and must name an earlier message of the same account (its id, else its
+///   latest message with that reference); the earlier message's in-flight deliveries to the same numbers are
+///   withdrawn (where their policy terminates the push on a manual fallback) before the SMS starts; queued
+///   (spooled) recipients of the earlier message are started first, so the fallback sees every recipient;
+/// - a message with at least `spoolThreshold` accepted number recipients is spooled: the reply follows the
+///   commit of the message and its recipient list, and the ``SpoolDrainer`` starts the deliveries;
+/// - the adapter's reply may refuse the whole request (``IntakeReply/refuse(_:)``, as CM's XML and GET forms
+///   do when anything in them was refused): then nothing is stored;
+/// - with an idempotency claim, a retry of the same request returns the first reply byte for byte; the same
+///   key with a different request digest is refused.
+/// Not guaranteed: that the withdrawal of an earlier push and the new message commit together (a crash
+/// between them leaves the push withdrawn and the request unanswered, so the sender retries).
+public final class MessageIntake: Sendable {
+    public struct Configuration: Sendable {
+        /// How long an SMS may wait for its final report when the sender gave no validity.
+        public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
+        /// A message with at least this many accepted number recipients is spooled; nil: never. A
+        /// `fallbackFor` message is never spooled.
+        public var spoolThreshold: Int?
+
+        public init(defaultSMSValidity: Duration = .seconds(48 * 3_600), spoolThreshold: Int? = nil) {
+            self.defaultSMSValidity = defaultSMSValidity
+            self.spoolThreshold = spoolThreshold
+        }
+    }
+
+    let directory: any SenderDirectory
+    let ledger: any MessageLedger
+    let scheduler: Scheduler
+    /// Starts spooled recipients; nil: nothing is spooled.
+    let drainer: SpoolDrainer?
+    let policies: PolicySet
+    let now: @Sendable () -> Timestamp
+    let configuration: Configuration
+    let logger: Logger
+    private let gate = IdempotencyGate()
+
+    public init(directory: any SenderDirectory, ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
+                policies: PolicySet, now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
+                logger: Logger = .discarding) {
+        self.directory = directory
+        self.ledger = ledger
+        self.scheduler = scheduler
+        self.drainer = drainer
+        self.policies = policies
+        self.now = now
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Plans, replies and commits one request. `reply` renders the adapter's answer from the outcome; a reply
+    /// to commit is stored under the idempotency key (if any) in the same transaction as the deliveries.
+    public func submit(_ request: IntakeRequest, reply: (IntakeOutcome) -> IntakeReply) async -> IntakeResult {
+        guard let claim = request.idempotency else { return await process(request, reply: reply) }
+        let gateKey = request.account.productToken.text + " " + claim.key
+        await gate.acquire(gateKey)
+        defer { Task { await gate.release(gateKey) } }
+        do {
+            if let stored = try ledger.idempotentResponse(account: request.account.productToken, key: claim.key) {
+                guard stored.requestDigest == claim.digest else { return .idempotencyKeyReused }
+                return .replayed(WireReply(status: stored.status, contentType: stored.contentType, body: stored.body))
+            }
+        } catch {
+            logger.error("idempotency lookup failed", ["error": .string("\(error)")])
+            return .failed
+        }
+        return await process(request, reply: reply)
+    }
+
+    /// Whether `key` is a usable idempotency key: 1–255 printable ASCII characters.
+    public static func isValidIdempotencyKey(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.count <= 255 && key.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+}
+
+/// One request to the intake: the account's messages, committed together.
+public struct IntakeRequest: Sendable {
+    public var account: Account
+    public var messages: [SendCommand]
+    public var idempotency: IdempotencyClaim?
+
+    public init(account: Account, messages: [SendCommand], idempotency: IdempotencyClaim? = nil) {
+        self.account = account
+        self.messages = messages
+        self.idempotency = idempotency
+    }
+}
+
+/// A sender's idempotency key and the digest of the request that carries it.
+public struct IdempotencyClaim: Sendable, Hashable {
+    public let key: String
+    public let digest: String
+
+    public init(key: String, digest: String) {
+        self.key = key
+        self.digest = digest
+    }
+}
+
+/// The adapter's answer to an outcome: store what was accepted and send this, or store nothing.
+public enum IntakeReply: Sendable {
+    case commit(WireReply)
+    case refuse(WireReply)
+}
+
+public enum IntakeResult: Sendable {
+    /// Stored (whatever was accepted of it); the reply was rendered from the outcome.
+    case stored(IntakeOutcome, WireReply)
+    /// A retry under an idempotency key: the first request's reply.
+    case replayed(WireReply)
+    /// The adapter refused the outcome: nothing was stored.
+    case refused(WireReply)
+    /// The idempotency key was used for a different request.
+    case idempotencyKeyReused
+    /// A lookup or the commit failed (logged): nothing was stored.
+    case failed
+}
