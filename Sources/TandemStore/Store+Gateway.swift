@@ -14,7 +14,8 @@ extension Store: SenderDirectory, MessageLedger {
             // One query for every number: the numbers travel as one JSON array bound to `json_each`.
             let numbers = "[" + Set(msisdns).map { "\"\($0.e164)\"" }.joined(separator: ",") + "]"
             let rows = try db.query("""
-                SELECT device_id, msisdn, platform, push_token, status, notifications_enabled
+                SELECT device_id, msisdn, platform, push_token, status, notifications_enabled, apns_sandbox,
+                       COALESCE(apns_topic, substr(application_id, 12)) AS apns_topic
                 FROM registrations WHERE app_id = ? AND msisdn IN (SELECT value FROM json_each(?))
                 """, [.integer(appID), .text(numbers)])
             var found: [MSISDN: [Registration]] = [:]

@@ -15,6 +15,8 @@ final class DeliveryStack: Sendable {
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
+    /// cospace's per-user token registry and push events.
+    let cospace: CospaceEndpoint
     let relay: OutboxRelay
     let drainer: SpoolDrainer
     let store: Store
@@ -55,6 +57,10 @@ final class DeliveryStack: Sendable {
                                logger: logger.with(["component": "intake"]))
         gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
+        cospace = CospaceEndpoint(
+            tokens: CospacePushService(registry: store, directory: store, credentials: store, now: now, logger: logger),
+            events: CospaceEventService(intake: intake, ledger: store, directory: store, registry: store,
+                                        authenticator: authenticator, logger: logger))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
                                      voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
@@ -75,6 +81,7 @@ final class DeliveryStack: Sendable {
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        cospace.register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }
 

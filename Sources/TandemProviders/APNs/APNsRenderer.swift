@@ -15,6 +15,9 @@ import TandemCore
 /// literal (see ``PushPresentation``); a custom key equal to `aps` or to an identifier's key is left out.
 /// Android fields are ignored.
 ///
+/// A data-only presentation (``PushPresentation/dataOnly``) renders as a background push and nothing else:
+/// `{"aps":{"content-available":1}, <custom data…>}` — no alert, sound, badge or identifiers, nothing cut.
+///
 /// Only the title and the body are cut to fit ``maximumBytes`` (as the payload before presentations cut them).
 /// Not guaranteed: that a payload whose other fields alone exceed the limit fits (APNs then refuses it).
 public struct APNsRenderer: Sendable, Hashable {
@@ -42,6 +45,7 @@ public struct APNsRenderer: Sendable, Hashable {
     ///   - identifiers: top-level members after `aps`, e.g. `messageId` and `updateId`.
     public func payload(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember],
                         limit: Int = maximumBytes) -> [UInt8] {
+        if presentation.isDataOnly { return Array(Self.background(presentation).compactText.utf8) }
         let full = render(presentation, title: title, body: body, identifiers: identifiers).compactText
         if full.utf8.count <= limit { return Array(full.utf8) }
         let (shownTitle, shownBody) = texts(presentation, title: title, body: body)
@@ -64,6 +68,7 @@ public struct APNsRenderer: Sendable, Hashable {
 
     /// The payload as a JSON tree, uncut.
     public func render(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember]) -> JSONValue {
+        if presentation.isDataOnly { return Self.background(presentation) }
         var members = [JSONMember(key: "aps", value: aps(presentation, title: title, body: body))]
         var taken: Set<String> = ["aps"]
         for identifier in identifiers { taken.insert(identifier.key) }
@@ -99,6 +104,12 @@ public struct APNsRenderer: Sendable, Hashable {
         aps.add("content-available", p.contentAvailable == true ? .number("1") : nil)
         aps.add("mutable-content", (p.mutableContent ?? mutableContent) ? .number("1") : nil)
         return aps.value
+    }
+
+    /// A data-only presentation's payload: `content-available` and the custom data (an `aps` key left out).
+    static func background(_ presentation: PushPresentation) -> JSONValue {
+        .object([JSONMember(key: "aps", value: .object([JSONMember(key: "content-available", value: .number("1"))]))]
+                + presentation.customData.filter { $0.key != "aps" })
     }
 
     /// The title and body the alert shows: a loc-key hides the literal, the presentation's text replaces the default.
