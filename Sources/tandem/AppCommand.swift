@@ -22,6 +22,9 @@ struct AppCommand {
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app set-sender-id APP_KEY SENDER_ID|--clear [--config PATH]
+               tandem app user add APP_KEY [USER_ID] [--config PATH]
+               tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
 
         create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
                        put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
@@ -45,6 +48,11 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        set-sender-id  Sets the app's sender id: the FCM sender id (Firebase project number) cospace's
+                       GET /api/push tells clients, and the name SCG push addresses may use. --clear removes it.
+        user           cospace's app users: `add` creates one (USER_ID a UUID, random when left out) and prints
+                       its bearer token for /api/push, once; `list` shows them; `revoke` stops the token and
+                       deletes the user's push tokens.
 
         """
 
@@ -55,7 +63,7 @@ struct AppCommand {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
                                "mode", "allow", "deny", "pin-length"],
-            flags: ["sandbox"], usage: Self.usage) else { return }
+            flags: ["sandbox", "clear"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
@@ -67,6 +75,8 @@ struct AppCommand {
         case "set-type": try await setType(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "set-sender-id": try await setSenderID(parsed)
+        case "user": try await user(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }
@@ -134,8 +144,15 @@ struct AppCommand {
         let usage = "tandem app show APP_KEY [--config PATH]"
         try parsed.expectOnly(["config"], usage: usage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
-        let details = try await withStore(parsed) { store throws(CommandFailure) in try Self.details(key, in: store) }
-        ProcessIO.writeOutput(AppText.details(details))
+        let (details, cospace) = try await withStore(parsed) { store throws(CommandFailure) in
+            let details = try Self.details(key, in: store)
+            do {
+                return (details, try store.cospaceCounts(app: key))
+            } catch {
+                throw CommandFailure(.failure, "cannot read the app's cospace users: \(error)")
+            }
+        }
+        ProcessIO.writeOutput(AppText.details(details, cospace: cospace))
     }
 
     private func rotateSecret(_ parsed: Arguments) async throws(CommandFailure) {

@@ -31,7 +31,8 @@ enum AppText {
     }
 
     /// `label: value` lines: the app's settings, push credentials and registration counts.
-    static func details(_ details: AppDetails) -> String {
+    /// `cospace`: the app's active cospace users and their tokens (counted in `registrations` too), when known.
+    static func details(_ details: AppDetails, cospace: (users: Int, tokens: Int)? = nil) -> String {
         let app = details.app
         var lines: [(String, String)] = [
             ("app", app.name),
@@ -55,7 +56,9 @@ enum AppText {
         lines.append(("pin sms countries", countries(protection.countries)))
         lines.append(("pin sms mode", protection.mode.rawValue))
         lines.append(("pin length", protection.pinLength.map(String.init) ?? "the configured length"))
+        if let senderID = app.senderID { lines.append(("sender id", senderID)) }
         lines.append(("registrations", registrations(details)))
+        if let cospace { lines.append(("cospace", "\(cospace.users) users, \(cospace.tokens) push tokens")) }
         let width = (lines.map(\.0.count).max() ?? 0) + 2
         return lines.map { label, value in
             (label + ":").padding(to: width) + value

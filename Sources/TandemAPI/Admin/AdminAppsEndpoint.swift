@@ -18,6 +18,10 @@ import TandemHTTP
 /// | `GET /admin/apps/{appKey}/sms-blocks` | `{"blocks":[{"prefix","region","since","until","sent","verified"}]}` |
 /// | `DELETE /admin/apps/{appKey}/sms-blocks/{prefix}` | 204; 404 when the prefix is not blocked |
 /// | `PUT /admin/accounts/{productToken}/sms-countries` `{"mode"?,"allow"?\|"deny"?}` | account |
+/// | `PUT /admin/apps/{appKey}/sender-id` `{"senderId"}` (null removes it) | app |
+/// | `GET /admin/apps/{appKey}/users` | `{"users":[{"userId","createdAt","revokedAt"}]}` |
+/// | `POST /admin/apps/{appKey}/users` `{"userId"?}` | 201 `{"appKey","userId","token","createdAt"}` — the only time the token is shown |
+/// | `DELETE /admin/apps/{appKey}/users/{userId}` | 204; 404 when no active user has the id |
 ///
 /// where app is `{"appKey","name","accountName","defaultMessageType","apns":{…}|null,"fcm":{…}|null,"createdAt"}`.
 ///
@@ -44,6 +48,8 @@ public struct AdminAppsEndpoint: Sendable {
     let logger: Logger
     /// The running defence against SMS pumping (its prefix blocks); nil: the block routes answer 503.
     let prefixBlocks: (any PrefixBlockControl)?
+    /// cospace's app users and the app's sender id; nil: those routes answer 503.
+    let cospace: (any CospaceRegistry)?
 
     /// - Parameters:
     ///   - adminToken: the bearer token; nil or empty turns the API off (every route 403).
@@ -52,7 +58,8 @@ public struct AdminAppsEndpoint: Sendable {
     ///   - prefixBlocks: the device API's prefix blocks, listed and lifted by the admin API.
     public init(registry: any AppRegistry, adminToken: String?, now: @escaping @Sendable () -> Timestamp,
                 isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
-                prefixBlocks: (any PrefixBlockControl)? = nil) {
+                prefixBlocks: (any PrefixBlockControl)? = nil, cospace: (any CospaceRegistry)? = nil) {
+        self.cospace = cospace
         self.registry = registry
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.now = now
@@ -76,6 +83,7 @@ public struct AdminAppsEndpoint: Sendable {
         router.add(.PUT, "/admin/apps/{appKey}/fcm", asyncRoute { request throws(AdminFailure) in try await self.setFCM(request) })
         router.add(.PUT, "/admin/apps/{appKey}/type", asyncRoute { request throws(AdminFailure) in try await self.setType(request) })
         registerSMSProtection(in: &router)
+        registerUsers(in: &router)
     }
 
     // MARK: - Authorization

@@ -51,7 +51,7 @@ extension DeviceAPIService {
         }
     }
 
-    /// `PUT /v1.0/deviceregistrations`: any of `PushToken`, `NotificationsEnabled`, `Msisdn` (a number not
+    /// `PUT /v1.0/deviceregistrations`: any of `PushToken`, `NotificationsEnabled`, `Development`, `Msisdn` (a number not
     /// yet verified gets a PIN by SMS; the same unverified number again resends the PIN while it is
     /// valid) and `VerificationCode`, applied in that order.
     public func update(_ request: Request) async -> Response {
@@ -157,6 +157,8 @@ extension DeviceAPIService {
             if token != nil { registration.verification.pushTokenReplaced() }
         }
         if let enabled = changes.notificationsEnabled { registration.notificationsEnabled = enabled }
+        // Development mode: the install's pushes go to APNs' sandbox; leaving it returns to the app's environment.
+        if let development = changes.development { registration.apnsSandbox = development ? true : nil }
         if let number = changes.msisdn {
             step.effect = registration.verification.setMSISDN(number, now: now, nonce: nonce, settings: settings)
         }
