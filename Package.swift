@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
-                                                          "TandemStore", "TandemTestSupport", "CSQLite"]),
+                                                          "TandemStore", "TandemTestSupport", "CSQLite", "TandemProviders"]),
         .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders", "TandemCore", "TandemCrypto", "TandemTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
