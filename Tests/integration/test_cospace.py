@@ -18,6 +18,7 @@ from provider_support import APNS_TEAM_ID, APNS_TOPIC, APNs, set_apns
 
 SEED = json.loads((Path(__file__).parent / "cospace_seed_events.json").read_text())
 APPLICATION_ID = f"{APNS_TEAM_ID}.{APNS_TOPIC}"
+ADMIN_TOKEN = "cospace-admin-" + uuid.uuid4().hex
 
 
 class Cospace:
@@ -29,7 +30,7 @@ class Cospace:
                      "http": {"caFile": str(self.apns.cert), "timeout": "5s", "maxAttempts": 2}},
             "fcm": self.fcm.config()}}}
         (tmp / "server").mkdir()
-        self.server = Server(tmp / "server", config=config)
+        self.server = Server(tmp / "server", config=config, env={"TANDEM_ADMIN_TOKEN": ADMIN_TOKEN})
         self.product_token = create_account(self.server, "Cospace")
         self.app_key, self.secret = create_app_with_secret(self.server, self.product_token, "Cospace App")
         set_apns(self.server, self.app_key, self.apns, sandbox=False)
@@ -260,3 +261,38 @@ def test_app_show_counts_cospace_tokens(cospace):
     assert count(after) == count(before) + 1, after
     registrations = lambda text: int(re.search(r"^registrations:\s+(\d+)", text, re.M).group(1))
     assert registrations(after) == registrations(before) + 1, after
+
+
+def admin(cospace, method, path, body=None):
+    status, reply, _ = http(cospace.server, method, path, None if body is None else json.dumps(body),
+                            {"Authorization": f"Bearer {ADMIN_TOKEN}", "Content-Type": "application/json"})
+    return status, json.loads(reply) if reply else None
+
+
+def test_admin_api_users_and_sender_id(cospace):
+    base = f"/admin/apps/{cospace.app_key}"
+    user = str(uuid.uuid4())
+    status, created = admin(cospace, "POST", base + "/users", {"userId": user.upper()})
+    assert status == 201 and created["userId"] == user and re.fullmatch(r"[0-9a-f]{64}", created["token"]), created
+    assert admin(cospace, "POST", base + "/users", {"userId": user})[0] == 409
+    assert api(cospace, "GET", created["token"])[0] == 200
+    status, listed = admin(cospace, "GET", base + "/users")
+    assert status == 200 and {"userId": user, "revokedAt": None} in [
+        {k: u[k] for k in ("userId", "revokedAt")} for u in listed["users"]], listed
+    assert "token" not in json.dumps(listed)
+
+    # A random id when none is given; the token is shown once and works at once.
+    status, random_user = admin(cospace, "POST", base + "/users")
+    assert status == 201 and uuid.UUID(random_user["userId"]) and api(cospace, "GET", random_user["token"])[0] == 200
+
+    assert admin(cospace, "DELETE", f"{base}/users/{user}")[0] == 204
+    assert admin(cospace, "DELETE", f"{base}/users/{user}")[0] == 404
+    assert api(cospace, "GET", created["token"])[0] == 401
+    assert admin(cospace, "POST", base + "/users", {"userId": "bob"})[0] == 400
+
+    status, app = admin(cospace, "PUT", base + "/sender-id", {"senderId": "1234567890"})
+    assert status == 200 and app["senderId"] == "1234567890", app
+    assert api(cospace, "GET", random_user["token"])[1]["gcm"]["sender_id"] == "1234567890"
+    assert admin(cospace, "PUT", base + "/sender-id", {"senderId": "has space"})[0] == 400
+    status, app = admin(cospace, "PUT", base + "/sender-id", {"senderId": "4815162342"})
+    assert status == 200 and app["senderId"] == "4815162342"

@@ -79,7 +79,7 @@ enum AdminJSON {
 
     private static func members(_ summary: AppSummary) -> [JSONMember] {
         let app = summary.app
-        return [
+        var members = [
             JSONMember(key: "appKey", value: .string(app.key.text)),
             JSONMember(key: "name", value: .string(app.name)),
             JSONMember(key: "accountName", value: .string(summary.accountName)),
@@ -89,6 +89,9 @@ enum AdminJSON {
             JSONMember(key: "smsProtection", value: smsProtection(app.smsProtection)),
             JSONMember(key: "createdAt", value: time(app.createdAt)),
         ]
+        // Only when set (`PUT …/sender-id`), so apps without one keep their shape.
+        if let senderID = app.senderID { members.insert(JSONMember(key: "senderId", value: .string(senderID)), at: 7) }
+        return members
     }
 
     /// The request shape of `PUT …/apns`: `{"keyFile"|"keyEnv","keyId","teamId","topic","sandbox"}`.
