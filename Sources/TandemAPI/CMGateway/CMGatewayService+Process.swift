@@ -23,6 +23,12 @@ extension CMGatewayService {
                                 format: submission.format)
             reply.status = 422
             return reply
+        case .idempotencyKeyInProgress:
+            var reply = failure(CMRequestError(code: .invalidField,
+                                               details: "a request with Idempotency-Key \(idempotency?.key ?? "") is still in progress; retry later"),
+                                format: submission.format)
+            reply.status = 409
+            return reply
         case .failed:
             return internalFailure(format: submission.format)
         }
