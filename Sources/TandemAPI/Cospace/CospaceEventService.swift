@@ -74,7 +74,7 @@ public struct CospaceEventService: Sendable {
         switch await intake.submit(IntakeRequest(account: account, messages: [command]), reply: { _ in .commit(placeholder) }) {
         case .stored(let outcome, _):
             return reply(outcome, devices: devices, account: account)
-        case .replayed, .refused, .idempotencyKeyReused, .failed:
+        case .replayed, .refused, .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
             return CospacePushService.internalError
         }
     }
