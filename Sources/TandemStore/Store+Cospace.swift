@@ -33,6 +33,15 @@ extension Store: CospaceRegistry {
         }
     }
 
+    public func isActiveUser(app: AppKey, user: AppUserID) throws(StoreError) -> Bool {
+        try read { (db: Connection) throws(StoreError) -> Bool in
+            try db.scalar("""
+                SELECT count(*) FROM app_users u JOIN apps p ON p.id = u.app_id
+                WHERE p.app_key = ? AND u.user_id = ? AND u.revoked_at IS NULL
+                """, [.text(app.text), .text(user.text)], as: Int.self) == 1
+        }
+    }
+
     public func revokeUser(app: AppKey, user: AppUserID, at now: Timestamp) async throws(StoreError) -> AppUserRevocation {
         let outcome = try await write { (db: Connection) throws(StoreError) -> (AppUserRevocation, [DeviceID]) in
             guard let appID = try Self.appID(app, on: db) else { return (.unknownApp, []) }

@@ -59,6 +59,9 @@ struct CospaceStoreTests {
             #expect(try store.user(tokenHash: "hash-alice")?.user.revokedAt == Timestamp(milliseconds: 2_000))
             #expect(try store.tokens(app: Self.appKey, user: Self.alice).entries.isEmpty)
             #expect(try store.cospaceCounts(app: Self.appKey) == (users: 1, tokens: 0))
+            #expect(try !store.isActiveUser(app: Self.appKey, user: Self.alice))
+            #expect(try store.isActiveUser(app: Self.appKey, user: Self.bob))
+            #expect(try store.isActiveUser(app: Self.otherAppKey, user: Self.alice))
             #expect(try store.users(app: Self.appKey)?.map(\.isActive) == [false, true])
 
             #expect(try await store.addUser(app: Self.appKey, user: Self.alice, tokenHash: "hash-alice-2", at: Self.now) == .added)

@@ -57,7 +57,7 @@ public struct CospaceEventService: Sendable {
             guard let app = try directory.app(key: event.app), app.account == account.productToken else {
                 return Self.error(404, "appKey \(event.app.text) is not an app of this account")
             }
-            guard try registry.users(app: event.app)?.contains(where: { $0.id == event.owner && $0.isActive }) == true else {
+            guard try registry.isActiveUser(app: event.app, user: event.owner) else {
                 return Self.error(404, "owner \(event.owner.text) is not a user of this app")
             }
             devices = try registry.tokens(app: event.app, user: event.owner).entries

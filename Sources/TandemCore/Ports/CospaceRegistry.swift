@@ -15,6 +15,8 @@ public protocol CospaceRegistry: Sendable {
     func addUser(app: AppKey, user: AppUserID, tokenHash: String, at: Timestamp) async throws -> AppUserAddition
     /// The app's users, active and revoked, oldest first; nil when no app has the key.
     func users(app: AppKey) throws -> [AppUser]?
+    /// Whether `user` is an active (not revoked) user of `app`.
+    func isActiveUser(app: AppKey, user: AppUserID) throws -> Bool
     /// Revokes `user`: its token stops working and its push tokens are deleted.
     func revokeUser(app: AppKey, user: AppUserID, at: Timestamp) async throws -> AppUserRevocation
     /// The user whose token has this SHA-256 (lower-case hex), active or revoked, and the stored hash.
