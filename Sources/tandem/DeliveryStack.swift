@@ -24,17 +24,18 @@ final class DeliveryStack: Sendable {
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
-         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, logger: Logger) {
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, deliveryMetrics: DeliveryMetrics,
+         logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
         let clock = SystemClock()
-        dispatcher = Dispatcher(push: providers.push, sms: providers.sms)
+        dispatcher = Dispatcher(push: providers.push, sms: providers.sms, metrics: deliveryMetrics)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers,
                                                                          smsReportWait: configuration.scheduler.smsReportWait),
-                                  logger: logger.with(["component": "scheduler"]))
+                                  logger: logger.with(["component": "scheduler"]), metrics: deliveryMetrics)
         self.scheduler = scheduler
         self.providers = providers
         providers.connect(to: scheduler)
@@ -52,7 +53,7 @@ final class DeliveryStack: Sendable {
                                configuration: MessageIntake.Configuration(
                                    defaultSMSValidity: settings.defaultSMSValidity,
                                    spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
-                               logger: logger.with(["component": "intake"]))
+                               logger: logger.with(["component": "intake"]), metrics: deliveryMetrics)
         gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
@@ -60,7 +61,8 @@ final class DeliveryStack: Sendable {
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]),
-                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
+                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster,
+                                     deliveryMetrics: deliveryMetrics)
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -69,7 +71,7 @@ final class DeliveryStack: Sendable {
                                 schedule: RetrySchedule(initialDelay: reports.initialRetryDelay,
                                                         maximumDelay: reports.maximumRetryDelay,
                                                         giveUpAfter: reports.giveUpAfter)),
-                            logger: logger.with(["component": "statusReports"]))
+                            logger: logger.with(["component": "statusReports"]), metrics: deliveryMetrics)
     }
 
     func register(in router: inout HTTPRouter) {

@@ -47,6 +47,10 @@ extension MessageIntake {
             logger.error("intake commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
             return .failed
         }
+        for (command, message) in zip(request.messages, outcome.messages) {
+            guard case .accepted(_, let recipients) = message else { continue }
+            metrics.accepted(api: command.api, recipients: recipients.count { $0 == .accepted })
+        }
         return .stored(outcome, reply)
     }
 
