@@ -100,7 +100,7 @@ extension Store: SenderDirectory, MessageLedger {
         }
     }
 
-    private static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
+    static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
                                     decoder: JSONDecoder) throws(StoreError) -> MessageView {
         let idText = try row.get("message_id", as: String.self)
         guard let id = GUID(idText),
