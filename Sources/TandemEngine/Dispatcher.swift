@@ -46,16 +46,22 @@ public final class Dispatcher: Sendable {
     /// order; everything else is the scheduler's or the store's.
     public func dispatch(_ work: [Work], deliver: @escaping Deliver) {
         var sms: [SMSRequest] = []
+        var unreachable: [DeliveryKey] = []
         for item in work {
             let context = item.context
             for action in item.actions {
                 switch action {
                 case .sendPush(let targets, let policy):
-                    let request = PushRequest(key: context.key, msisdn: context.msisdn, targets: targets, policy: policy,
+                    let request = PushRequest(key: context.key, recipient: context.recipient, targets: targets, policy: policy,
                                               content: context.content)
                     startPush(request, deliver: deliver)
                 case .sendSMS:
-                    sms.append(SMSRequest(key: context.key, msisdn: context.msisdn, content: context.content,
+                    guard let msisdn = context.recipient.msisdn else {
+                        // A registration addressed directly has no number (its routes never allow SMS).
+                        unreachable.append(context.key)
+                        continue
+                    }
+                    sms.append(SMSRequest(key: context.key, msisdn: msisdn, content: context.content,
                                           validity: context.delivery.smsValidity))
                 case .terminatePush:
                     let task = state.withLock { $0.pushTasks.removeValue(forKey: context.key) }
@@ -64,6 +70,10 @@ public final class Dispatcher: Sendable {
                     break
                 }
             }
+        }
+        if !unreachable.isEmpty {
+            let events = unreachable.map { ($0, Self.event(for: .rejected(reason: "the recipient has no number"), provider: self.sms.providerName)) }
+            track(pushKey: nil) { await deliver(events) }
         }
         guard !sms.isEmpty else { return }
         if let batchSender = batchSMS {

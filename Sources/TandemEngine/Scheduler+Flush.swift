@@ -194,7 +194,7 @@ extension Scheduler {
                     var delivery = Delivery(smsValidity: new.smsValidity, smsReportWait: smsReportWait)
                     let event = new.start
                     let actions = delivery.handle(event, now: now)
-                    inserts.append(NewDeliveryRecord(msisdn: new.msisdn, content: new.content, delivery: delivery, event: event,
+                    inserts.append(NewDeliveryRecord(recipient: new.recipient, content: new.content, delivery: delivery, event: event,
                                                      at: now, effects: PersistedEffects(actions: actions)))
                     started.append((new, delivery, actions))
                 }
@@ -213,7 +213,7 @@ extension Scheduler {
                     completion(.success(.notInFlight))
                     continue
                 }
-                guard inFlight.entry.content.app == sender.app, inFlight.entry.msisdn == sender.msisdn else {
+                guard inFlight.entry.content.app == sender.app, inFlight.entry.recipient == sender.recipient else {
                     completion(.success(.notTheRecipient))
                     continue
                 }
@@ -273,7 +273,7 @@ extension Scheduler {
     private func act(on batch: PreparedBatch, keys: [DeliveryKey]) async {
         var work: [Dispatcher.Work] = []
         for (item, key) in zip(batch.started, keys) {
-            let entry = Entry(key: key, msisdn: item.new.msisdn, content: item.new.content, delivery: item.delivery)
+            let entry = Entry(key: key, recipient: item.new.recipient, content: item.new.content, delivery: item.delivery)
             if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
             trackSMSSubmission(of: entry)
             act(item.actions[...], key: key, entry: entry, into: &work)
@@ -326,7 +326,7 @@ extension Scheduler {
         }
         // No later batch changed it: an event for a final delivery is late.
         if delivery.isFinal { entries[event.key] = nil }
-        act(actions, key: event.key, entry: Entry(key: event.key, msisdn: event.inFlight.entry.msisdn,
+        act(actions, key: event.key, entry: Entry(key: event.key, recipient: event.inFlight.entry.recipient,
                                                   content: event.inFlight.entry.content, delivery: delivery), into: &work)
     }
 
@@ -345,7 +345,7 @@ extension Scheduler {
         }
         logger.info("falling back to SMS: \(why)", ["delivery": .int(key.rawValue), "cause": .string(cause.rawValue),
                                                      "message": .string(entry.content.messageID.text),
-                                                     "msisdn": .msisdn(entry.msisdn)])
+                                                     "recipient": .string(entry.recipient.description)])
     }
 
     /// One info line when an SMS ends without its final report (as notable as a fallback, and as frequent as SMS
@@ -355,7 +355,7 @@ extension Scheduler {
         logger.info("SMS ended without a delivery report: none came by the end of its validity and smsReportWait", [
             "delivery": .int(key.rawValue), "provider": .string(delivery.sms?.provider ?? ""),
             "references": .string(delivery.sms?.references.joined(separator: ",") ?? ""),
-            "message": .string(entry.content.messageID.text), "msisdn": .msisdn(entry.msisdn),
+            "message": .string(entry.content.messageID.text), "recipient": .string(entry.recipient.description),
         ])
     }
 

@@ -40,18 +40,18 @@ public actor Scheduler {
 
     /// A message for one recipient, routed and ready to start.
     public struct NewDelivery: Sendable {
-        public let msisdn: MSISDN
+        public let recipient: DeliveryRecipient
         public let content: MessageContent
         /// The delivery's first event: `.routed` with the routing decision, or `.expired`.
         public let start: DeliveryEvent
         public let smsValidity: Duration
 
-        public init(msisdn: MSISDN, content: MessageContent, decision: RoutingDecision, smsValidity: Duration) {
-            self.init(msisdn: msisdn, content: content, start: .routed(decision), smsValidity: smsValidity)
+        public init(recipient: DeliveryRecipient, content: MessageContent, decision: RoutingDecision, smsValidity: Duration) {
+            self.init(recipient: recipient, content: content, start: .routed(decision), smsValidity: smsValidity)
         }
 
-        private init(msisdn: MSISDN, content: MessageContent, start: DeliveryEvent, smsValidity: Duration) {
-            self.msisdn = msisdn
+        private init(recipient: DeliveryRecipient, content: MessageContent, start: DeliveryEvent, smsValidity: Duration) {
+            self.recipient = recipient
             self.content = content
             self.start = start
             self.smsValidity = smsValidity
@@ -59,8 +59,8 @@ public actor Scheduler {
 
         /// A recipient whose message's validity ended before it could start (it waited in a spool): the
         /// delivery is stored already final, Expired and reported, and sends nothing.
-        public static func expired(msisdn: MSISDN, content: MessageContent) -> NewDelivery {
-            NewDelivery(msisdn: msisdn, content: content, start: .expired, smsValidity: .zero)
+        public static func expired(recipient: DeliveryRecipient, content: MessageContent) -> NewDelivery {
+            NewDelivery(recipient: recipient, content: content, start: .expired, smsValidity: .zero)
         }
     }
 
@@ -72,14 +72,19 @@ public actor Scheduler {
         case loggedAfterFinal
     }
 
-    /// The install a receipt comes from, as the device API knows it: its app and the number it verified.
+    /// The install a receipt comes from, as its API knows it: its app and the number it verified (CM's
+    /// device API), or the registration itself (APIs that address devices directly).
     public struct ReceiptSender: Sendable, Hashable {
         public let app: AppKey
-        public let msisdn: MSISDN
+        public let recipient: DeliveryRecipient
 
         public init(app: AppKey, msisdn: MSISDN) {
+            self.init(app: app, recipient: .msisdn(msisdn))
+        }
+
+        public init(app: AppKey, recipient: DeliveryRecipient) {
             self.app = app
-            self.msisdn = msisdn
+            self.recipient = recipient
         }
     }
 

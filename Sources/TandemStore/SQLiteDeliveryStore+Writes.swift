@@ -1,3 +1,4 @@
+import Foundation
 import TandemCore
 
 /// The statements of a ``SQLiteDeliveryStore`` write job. All run on the writer thread inside the
@@ -45,7 +46,7 @@ extension SQLiteDeliveryStore {
         bindings.reserveCapacity(14)
         for (record, columns) in inserts {
             let messageRow = try messageRowID(for: record.content, at: record.at, known: &messageRows, on: db)
-            let key = try insertDelivery(messageRow: messageRow, msisdn: record.msisdn, columns: columns,
+            let key = try insertDelivery(messageRow: messageRow, recipient: record.recipient, columns: columns,
                                          snapshot: rows.snapshot(columns.snapshot), at: record.at, bindings: &bindings, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
             appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
@@ -128,9 +129,9 @@ extension SQLiteDeliveryStore {
                                         as: Int64.self) {
             id = existing
         } else {
-            try db.run("INSERT INTO messages (message_id, sender, body, reference, created_at) VALUES (?, ?, ?, ?, ?)",
+            try db.run("INSERT INTO messages (message_id, sender, body, reference, created_at, presentation) VALUES (?, ?, ?, ?, ?, ?)",
                        [.text(content.messageID.text), .text(content.sender), .text(content.body),
-                        content.reference.sqlValue, .integer(at.milliseconds)])
+                        content.reference.sqlValue, .integer(at.milliseconds), try presentationText(content.presentation).sqlValue])
             id = db.lastInsertRowID
         }
         known[content.messageID] = id
@@ -142,16 +143,17 @@ extension SQLiteDeliveryStore {
         try db.run("""
             INSERT INTO messages (message_id, account_id, app_id, sender, body, body_type, reference, message_type,
                                   allowed_channels, validity_until, custom_grouping, custom_grouping2, custom_grouping3,
-                                  dcs, rich_content, fallback_for, created_at)
+                                  dcs, rich_content, fallback_for, created_at, api, presentation, extra)
             VALUES (?, (SELECT id FROM accounts WHERE product_token = ?), (SELECT id FROM apps WHERE app_key = ?),
-                    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.text(message.content.messageID.text), .text(message.account.text), message.appKey?.text.sqlValue ?? .null,
                   .text(message.content.sender), .text(message.content.body), .text(message.bodyType),
                   message.content.reference.sqlValue, .text(message.messageType.wireName),
                   message.allowedChannels.storedText.sqlValue, message.validUntil?.milliseconds.sqlValue ?? .null,
                   groupings[0].sqlValue, groupings[1].sqlValue, groupings[2].sqlValue,
                   message.dcs.map { Int64($0) }.sqlValue, message.richContent.sqlValue,
-                  message.fallbackFor?.text.sqlValue ?? .null, .integer(message.createdAt.milliseconds)])
+                  message.fallbackFor?.text.sqlValue ?? .null, .integer(message.createdAt.milliseconds),
+                  .text(message.api), try presentationText(message.content.presentation).sqlValue, message.extra.sqlValue])
         return db.lastInsertRowID
     }
 
@@ -165,7 +167,7 @@ extension SQLiteDeliveryStore {
     }
 
     private static func insertDelivery(
-        messageRow: Int64, msisdn: MSISDN, columns: DeliveryColumns, snapshot: String, at: Timestamp,
+        messageRow: Int64, recipient: DeliveryRecipient, columns: DeliveryColumns, snapshot: String, at: Timestamp,
         bindings: inout [SQLValue], on db: Connection
     ) throws(StoreError) -> DeliveryKey {
         try db.run("""
@@ -174,7 +176,7 @@ extension SQLiteDeliveryStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, bindings.refilled { values in
                 values.append(.integer(messageRow))
-                values.append(.text(msisdn.e164))
+                values.append(.text(recipient.storedText))
                 columns.appendUpdateBindings(snapshot: snapshot, to: &values)
                 values.append(columns.pushed.sqlValue)
                 values.append(.integer(at.milliseconds))
@@ -287,5 +289,27 @@ extension [SQLValue] {
         removeAll(keepingCapacity: true)
         fill(&self)
         return self
+    }
+}
+
+extension SQLiteDeliveryStore {
+    /// A presentation as the `messages.presentation` column holds it: nil (NULL) when empty, else its JSON.
+    static func presentationText(_ presentation: PushPresentation) throws(StoreError) -> String? {
+        guard !presentation.isEmpty else { return nil }
+        do {
+            return String(decoding: try JSONEncoder().encode(presentation), as: UTF8.self)
+        } catch {
+            throw .encoding(column: "messages.presentation", message: "\(error)")
+        }
+    }
+
+    /// The presentation a `messages.presentation` value holds.
+    static func presentation(from text: String?) throws(StoreError) -> PushPresentation {
+        guard let text else { return PushPresentation() }
+        do {
+            return try JSONDecoder().decode(PushPresentation.self, from: Data(text.utf8))
+        } catch {
+            throw .decoding(column: "messages.presentation", message: "\(error)")
+        }
     }
 }

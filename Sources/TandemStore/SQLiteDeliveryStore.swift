@@ -125,7 +125,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// The columns of the in-flight query, by position (looked up by name per row, they were a measurable part of a load).
     private enum Column {
         static let key = 0, msisdn = 1, snapshot = 2, messageRow = 3, messageID = 4, sender = 5, body = 6, reference = 7, dcs = 8
-        static let appKey = 9
+        static let appKey = 9, presentation = 10
     }
 
     private static func read(_ keys: ClosedRange<DeliveryKey>, from store: Store) throws(StoreError) -> [StoredDelivery] {
@@ -135,7 +135,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             var contents: [Int64: MessageContent] = [:]
             try db.forEach("""
                 SELECT d.id AS delivery_key, d.msisdn, d.snapshot, d.message_id AS message_row, m.message_id, m.sender,
-                       m.body, m.reference, m.dcs, p.app_key
+                       m.body, m.reference, m.dcs, p.app_key, m.presentation
                 FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
                 WHERE d.final = 0 AND d.id BETWEEN ? AND ?
                 ORDER BY d.id
@@ -163,7 +163,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                               body: try row.get(Column.body, as: String.self),
                               reference: try row.get(Column.reference, as: String?.self),
                               app: try row.get(Column.appKey, as: String?.self).flatMap { AppKey($0) },
-                              forceUCS2: try row.get(Column.dcs, as: Int64?.self) == 8)
+                              forceUCS2: try row.get(Column.dcs, as: Int64?.self) == 8,
+                              presentation: try presentation(from: try row.get(Column.presentation, as: String?.self)))
     }
 
     private static func storedDelivery(from row: Row, content: MessageContent, policies: PolicyCatalog, decoder: JSONDecoder,
@@ -172,11 +173,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         guard let snapshot = try row.get(Column.snapshot, as: String?.self) else {
             throw .decoding(column: "snapshot", message: "delivery #\(key) has no snapshot (written before migration 2)")
         }
-        let msisdnText = try row.get(Column.msisdn, as: String.self)
-        guard let msisdn = MSISDN(msisdnText), msisdn.e164 == msisdnText else {
-            throw .decoding(column: "msisdn", message: "delivery #\(key): not an E.164 number")
+        guard let recipient = DeliveryRecipient(storedText: try row.get(Column.msisdn, as: String.self)) else {
+            throw .decoding(column: "msisdn", message: "delivery #\(key): neither an E.164 number nor a device")
         }
-        return StoredDelivery(key: DeliveryKey(key), msisdn: msisdn, content: content,
+        return StoredDelivery(key: DeliveryKey(key), recipient: recipient, content: content,
                               delivery: try policies.decode(snapshot, key: key, with: decoder, on: db))
     }
 }

@@ -29,10 +29,32 @@ extension Store: AppRegistry, PushCredentialsSource {
     public func app(key: AppKey) throws(StoreError) -> App? {
         try read { (db: Connection) throws(StoreError) -> App? in
             guard let row = try db.queryFirst("""
-                SELECT p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, a.product_token
+                SELECT p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id, a.product_token
                 FROM apps p JOIN accounts a ON a.id = p.account_id WHERE p.app_key = ?
                 """, [.text(key.text)]) else { return nil }
             return try Self.app(row, key: key)
+        }
+    }
+
+    /// The account's app with this sender id; nil when there is none.
+    public func app(account: ProductToken, senderID: String) throws(StoreError) -> App? {
+        try read { (db: Connection) throws(StoreError) -> App? in
+            guard let row = try db.queryFirst("""
+                SELECT p.app_key, p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id,
+                       a.product_token
+                FROM apps p JOIN accounts a ON a.id = p.account_id WHERE a.product_token = ? AND p.sender_id = ?
+                """, [.text(account.text), .text(senderID)]) else { return nil }
+            let keyText = try row.get("app_key", as: String.self)
+            guard let key = AppKey(keyText) else { throw StoreError.decoding(column: "apps.app_key", message: keyText) }
+            return try Self.app(row, key: key)
+        }
+    }
+
+    /// Sets or clears the app's sender id; false when there is no such app. Another app of the same account
+    /// with that sender id → ``StoreError/constraint(extendedCode:message:sql:)``.
+    public func setSenderID(app key: AppKey, to senderID: String?) async throws(StoreError) -> Bool {
+        try await write { (db: Connection) throws(StoreError) -> Bool in
+            try db.run("UPDATE apps SET sender_id = ? WHERE app_key = ?", [senderID.sqlValue, .text(key.text)]) == 1
         }
     }
 
@@ -138,7 +160,7 @@ extension Store: AppRegistry, PushCredentialsSource {
     /// The columns ``summary(_:key:decoder:)`` reads, with the FROM clause (append WHERE / ORDER BY).
     private static let summaryColumns = """
         p.app_key, p.name, p.app_secret, p.default_message_type, p.push_credentials, p.created_at, p.sms_protection,
-        a.product_token, a.name AS account_name
+        p.sender_id, a.product_token, a.name AS account_name
         FROM apps p JOIN accounts a ON a.id = p.account_id
         """
 
@@ -152,7 +174,8 @@ extension Store: AppRegistry, PushCredentialsSource {
         }
         return App(key: key, secret: secret, name: try row.get("name", as: String.self), account: token,
                    defaultMessageType: type, createdAt: try row.get("created_at", as: Int64.self),
-                   smsProtection: try smsSetting(row, "sms_protection", default: SMSProtection()))
+                   smsProtection: try smsSetting(row, "sms_protection", default: SMSProtection()),
+                   senderID: try row.get("sender_id", as: String?.self))
     }
 
     private static func summary(_ row: Row, key: AppKey, decoder: JSONDecoder) throws(StoreError) -> AppSummary {

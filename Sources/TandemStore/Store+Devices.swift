@@ -85,10 +85,11 @@ extension Store: DeviceRegistry {
 
     private static func target(_ key: DeliveryKey, _ row: Row) throws(StoreError) -> ReceiptTarget? {
         guard let msisdnText = try row.get("target_msisdn", as: String?.self) else { return nil }
-        guard let msisdn = MSISDN(msisdnText) else {
-            throw .decoding(column: "deliveries.msisdn", message: "delivery \(key): not an E.164 number: \(msisdnText)")
+        guard let recipient = DeliveryRecipient(storedText: msisdnText) else {
+            throw .decoding(column: "deliveries.msisdn", message: "delivery \(key): neither a number nor a device: \(msisdnText)")
         }
-        return ReceiptTarget(key: key, app: try row.get("target_app_key", as: String?.self).flatMap(AppKey.init), msisdn: msisdn,
+        return ReceiptTarget(key: key, app: try row.get("target_app_key", as: String?.self).flatMap(AppKey.init),
+                             recipient: recipient,
                              isFinal: try row.get("target_final", as: Bool.self),
                              createdAt: Timestamp(milliseconds: try row.get("target_created_at", as: Int64.self)))
     }

@@ -23,23 +23,10 @@ extension Store: SenderDirectory, MessageLedger {
                 guard let msisdn = MSISDN(text) else {
                     throw .decoding(column: "registrations.msisdn", message: "not an E.164 number: \(text)")
                 }
-                found[msisdn, default: []].append(try Self.registration(row, app: app, msisdn: msisdn))
+                found[msisdn, default: []].append(try Self.routingRegistration(row, app: app))
             }
             return found
         }
-    }
-
-    private static func registration(_ row: Row, app: AppKey, msisdn: MSISDN) throws(StoreError) -> Registration {
-        let deviceText = try row.get("device_id", as: String.self)
-        let tokenText = try row.get("push_token", as: String?.self)
-        guard let device = DeviceID(deviceText),
-              let platform = Platform(wireName: try row.get("platform", as: String.self)),
-              let status = RegistrationStatus(wireName: try row.get("status", as: String.self)) else {
-            throw .decoding(column: "registrations", message: "registration \(deviceText) has a malformed stored value")
-        }
-        return Registration(deviceID: device, app: app, msisdn: msisdn, platform: platform,
-                            pushToken: tokenText.flatMap(PushToken.init), status: status,
-                            notificationsEnabled: try row.get("notifications_enabled", as: Bool.self))
     }
 
     public func idempotentResponse(account: ProductToken, key: String) throws(StoreError) -> IdempotencyRecord? {
@@ -82,13 +69,15 @@ extension Store: SenderDirectory, MessageLedger {
         try messageViews(where: "m.reference = ?", [.text(reference)], account: account)
     }
 
-    private func messageViews(where condition: String, _ bindings: [SQLValue],
+    /// The account's messages matching `condition` (SQL over `messages m`), oldest first.
+    func messageViews(where condition: String, _ bindings: [SQLValue],
                               account: ProductToken) throws(StoreError) -> [MessageView] {
         try readSnapshot { (db: Connection) throws(StoreError) -> [MessageView] in
             guard let accountID = try db.scalar("SELECT id FROM accounts WHERE product_token = ?", [.text(account.text)],
                                                 as: Int64.self) else { return [] }
             let messages = try db.query("""
-                SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key
+                SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key,
+                       m.api, m.extra, m.body
                 FROM messages m LEFT JOIN apps p ON p.id = m.app_id
                 WHERE m.account_id = ? AND \(condition)
                 ORDER BY m.id
@@ -113,7 +102,7 @@ extension Store: SenderDirectory, MessageLedger {
         var recipients: [RecipientView] = []
         for delivery in deliveries {
             let key = try delivery.get("id", as: Int64.self)
-            guard let msisdn = MSISDN(try delivery.get("msisdn", as: String.self)),
+            guard let recipient = DeliveryRecipient(storedText: try delivery.get("msisdn", as: String.self)),
                   let snapshot = try delivery.get("snapshot", as: String?.self) else {
                 throw .decoding(column: "deliveries", message: "delivery #\(key) has a malformed stored value")
             }
@@ -123,7 +112,7 @@ extension Store: SenderDirectory, MessageLedger {
                               kind: try event.get("kind", as: String.self),
                               detail: try event.get("detail", as: String?.self) ?? "")
             }
-            recipients.append(RecipientView(key: DeliveryKey(key), msisdn: msisdn,
+            recipients.append(RecipientView(key: DeliveryKey(key), recipient: recipient,
                                             delivery: try policies.decode(snapshot, key: key, with: decoder, on: db),
                                             updatedAt: Timestamp(milliseconds: try delivery.get("updated_at", as: Int64.self)),
                                             events: events))
@@ -140,6 +129,7 @@ extension Store: SenderDirectory, MessageLedger {
                            appKey: try row.get("app_key", as: String?.self).flatMap(AppKey.init),
                            fallbackFor: try row.get("fallback_for", as: String?.self).flatMap(GUID.init),
                            createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)),
-                           recipients: recipients, queued: queued)
+                           recipients: recipients, queued: queued, api: try row.get("api", as: String.self),
+                           extra: try row.get("extra", as: String?.self), body: try row.get("body", as: String.self))
     }
 }

@@ -105,7 +105,8 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
     private static func scgViews(on db: Connection, accountID: Int64, condition: String, _ bindings: [SQLValue],
                                  suffix: String, policies: PolicyCatalog) throws(StoreError) -> [MessageView] {
         let rows = try db.query("""
-            SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key
+            SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key,
+                   m.api, m.extra, m.body
             FROM messages m LEFT JOIN apps p ON p.id = m.app_id
             WHERE m.account_id = ? AND m.api = 'scg' AND m.hidden = 0 AND \(condition)
             \(suffix)
@@ -118,7 +119,7 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
 
     // MARK: Sender ids
 
-    public func setSenderID(app: AppKey, _ senderID: String?) async throws(StoreError) -> SenderIDChange {
+    public func changeSenderID(app: AppKey, to senderID: String?) async throws(StoreError) -> SenderIDChange {
         try await write { (db: Connection) throws(StoreError) -> SenderIDChange in
             guard let row = try db.queryFirst("SELECT id, account_id FROM apps WHERE app_key = ?", [.text(app.text)]) else {
                 return .unknownApp

@@ -12,6 +12,8 @@ final class ProviderStack: Sendable {
     /// Verification PINs go out through the SMS provider (the simulator's stand-in phone when simulated).
     let pinSender: any PinSender
     let voiceCaller: any VoiceCaller
+    /// The accept-time push size check, with the renderers' settings the push senders use.
+    let payloadMeasure: any PushPayloadMeasure
     private let pushSimulator: PushSimulator?
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
@@ -28,6 +30,12 @@ final class ProviderStack: Sendable {
         let pins = PinSimulator(latency: configuration.simulator.smsLatency, logger: logger.with(["component": "simulator"]))
         var clients: [HTTPClient] = []
 
+        var apnsSettings = APNsSender.Settings()
+        var fcmSettings = FCMSender.Settings()
+        if case .services(_, let fcmConfiguration) = providers.push { fcmSettings.includeNotification = fcmConfiguration.notification }
+        payloadMeasure = RenderedPayloadMeasure(apns: APNsRenderer(sound: apnsSettings.sound, badge: apnsSettings.badge),
+                                                fcm: FCMRenderer(includeNotification: fcmSettings.includeNotification,
+                                                                 payloadLimit: fcmSettings.maximumPayloadBytes))
         switch providers.push {
         case .simulator:
             let simulator = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
@@ -37,17 +45,14 @@ final class ProviderStack: Sendable {
             let pushLogger = logger.with(["component": "push"])
             let credentials = CachedPushCredentials(credentials, clock: clock)
             do {
-                var apnsSettings = APNsSender.Settings()
                 apnsSettings.productionURL = apnsConfiguration.productionURL
                 apnsSettings.sandboxURL = apnsConfiguration.sandboxURL
                 apnsSettings.tokenRefreshInterval = apnsConfiguration.tokenRefresh
                 Self.apply(apnsConfiguration.http, to: &apnsSettings.client, timeout: &apnsSettings.requestTimeout,
                            retry: &apnsSettings.retry)
                 let apns = try APNsSender(settings: apnsSettings, credentials: credentials, clock: clock, logger: pushLogger)
-                var fcmSettings = FCMSender.Settings()
                 fcmSettings.baseURL = fcmConfiguration.baseURL
                 fcmSettings.tokenURLOverride = fcmConfiguration.tokenURL
-                fcmSettings.includeNotification = fcmConfiguration.notification
                 Self.apply(fcmConfiguration.http, to: &fcmSettings.client, timeout: &fcmSettings.requestTimeout,
                            retry: &fcmSettings.retry)
                 let fcm = try FCMSender(settings: fcmSettings, credentials: credentials, clock: clock, logger: pushLogger)

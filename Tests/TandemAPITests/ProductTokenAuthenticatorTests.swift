@@ -13,6 +13,8 @@ struct ProductTokenAuthenticatorTests {
         func account(productToken: ProductToken) throws -> Account? { nil }
         func app(key: AppKey) throws -> App? { nil }
         func registrations(app: AppKey, msisdns: [MSISDN]) throws -> [MSISDN: [Registration]] { [:] }
+        func app(account: ProductToken, senderID: String) throws -> App? { nil }
+        func registration(app: AppKey, device: DeviceID) throws -> Registration? { nil }
         var reads: Int { state.withLock { $0.reads } }
         func set(_ accounts: [Account]) { state.withLock { $0.accounts = accounts } }
     }

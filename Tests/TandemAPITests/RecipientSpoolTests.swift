@@ -53,7 +53,7 @@ struct RecipientSpoolTests {
         #expect(try h.count("SELECT count(*) FROM message_spools") == 0)
         #expect(try await h.drainer.startNextChunk() == false)
         #expect(await eventually { h.sms.sent.count == 3 && h.push.sent.count == 1 })
-        #expect(h.push.sent.first?.msisdn.e164 == "+31600000003")
+        #expect(h.push.sent.first?.recipient.storedText == "+31600000003")
         #expect(Set(h.sms.sent.map(\.msisdn.e164)) == ["+31600000001", "+31600000002", "+31600000004"])
         #expect(h.sms.sent.allSatisfy { $0.content.reference == "bulk-1" && $0.content.messageID.text == id })
         await h.dispatcher.waitUntilIdle()
@@ -86,7 +86,7 @@ struct RecipientSpoolTests {
         // The position the first chunk committed cannot be committed again (its recipients would start twice):
         // the whole transaction fails and stores nothing.
         let content = MessageContent(messageID: id, sender: "Tandem", body: "Hello", reference: nil)
-        let again = Scheduler.NewDelivery(msisdn: try #require(MSISDN("+31600000001")), content: content,
+        let again = Scheduler.NewDelivery(recipient: .msisdn(try #require(MSISDN("+31600000001"))), content: content,
                                           decision: .reject(.noAppKey), smsValidity: .seconds(60))
         await #expect(throws: (any Error).self) {
             _ = try await h.scheduler.accept([again], request: AcceptedRequest(
@@ -149,7 +149,7 @@ struct RecipientSpoolTests {
         #expect(fallback.lines.first?["status"] as? String == "Accepted")
         let earlier = try #require(try h.store.messages(account: h.accountA.productToken, reference: "otp-bulk").first)
         #expect(earlier.queued.isEmpty && earlier.recipients.count == 2)
-        let withdrawn = try #require(earlier.recipients.first { $0.msisdn.e164 == "+31600000001" })
+        let withdrawn = try #require(earlier.recipients.first { $0.recipient.storedText == "+31600000001" })
         #expect(withdrawn.delivery.status == .cancelled)
 
         // The second message of the same kind, through the endpoint.

@@ -12,7 +12,7 @@ struct SchedulerSMSReportTests {
     /// A Default message to a number without the app: SMS at once.
     func startSMS(_ h: H) async throws -> DeliveryKey {
         let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
-        let key = try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+        let key = try await h.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(SchedulerTests.msisdn), content: SchedulerTests.content,
                                                                       decision: .sms(route), smsValidity: .seconds(3_600))])[0]
         await h.dispatcher.waitUntilIdle()
         return key
@@ -116,7 +116,7 @@ struct SchedulerSMSReportTests {
         let h = H(store: store.inner, smsSender: sms)
         let scheduler = Scheduler(store: store, dispatcher: h.dispatcher, clock: h.clock)
         let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
-        let key = try await scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+        let key = try await scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(SchedulerTests.msisdn), content: SchedulerTests.content,
                                                                     decision: .sms(route), smsValidity: .seconds(3_600))])[0]
         while sms.held == 0 { await Task.yield() }
         // The report misses the index and reads the store (which has no such id yet); while that read is
@@ -133,7 +133,7 @@ struct SchedulerSMSReportTests {
     /// Starts an SMS whose submission the sender holds until `releaseAll()` (none may be held before).
     func startHeldSMS(_ h: H, _ sms: HeldSMSSender) async throws -> DeliveryKey {
         let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
-        let key = try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+        let key = try await h.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(SchedulerTests.msisdn), content: SchedulerTests.content,
                                                                       decision: .sms(route), smsValidity: .seconds(3_600))])[0]
         while sms.held == 0 { await Task.yield() }
         return key
@@ -235,7 +235,7 @@ struct SchedulerBatchSMSTests {
         let route = SMSRoute(reason: .noPushableDevice, policy: PolicySet.specDefaults.defaultPolicy)
         let numbers = (1...5).map { MSISDN("+3161000000\($0 == 5 ? 9 : $0)")! }
         let keys = try await h.scheduler.accept(numbers.map {
-            Scheduler.NewDelivery(msisdn: $0, content: SchedulerTests.content, decision: .sms(route), smsValidity: .seconds(3_600))
+            Scheduler.NewDelivery(recipient: .msisdn($0), content: SchedulerTests.content, decision: .sms(route), smsValidity: .seconds(3_600))
         })
         await h.dispatcher.waitUntilIdle()
         #expect(sender.sizes == [5])

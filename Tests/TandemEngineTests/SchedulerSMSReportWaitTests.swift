@@ -14,7 +14,7 @@ struct SchedulerSMSReportWaitTests {
 
     func startSMS(_ h: H) async throws -> DeliveryKey {
         let route = SMSRoute(reason: .noAppKey, policy: PolicySet.specDefaults.defaultPolicy)
-        let key = try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: SchedulerTests.content,
+        let key = try await h.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(SchedulerTests.msisdn), content: SchedulerTests.content,
                                                                       decision: .sms(route), smsValidity: .seconds(3_600))])[0]
         await h.dispatcher.waitUntilIdle()
         return key

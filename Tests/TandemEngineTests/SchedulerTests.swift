@@ -39,7 +39,7 @@ struct SchedulerTests {
         func start(_ type: AppMessageType, targets: [PushTarget] = [SchedulerTests.t1], smsAllowed: Bool = true,
                    content: MessageContent = SchedulerTests.content) async throws -> DeliveryKey {
             let plan = PushPlan(targets: targets, policy: PolicySet.specDefaults[type], smsAllowed: smsAllowed)
-            let keys = try await scheduler.accept([Scheduler.NewDelivery(msisdn: SchedulerTests.msisdn, content: content,
+            let keys = try await scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(SchedulerTests.msisdn), content: content,
                                                           decision: .push(plan), smsValidity: .seconds(3_600))])
             await dispatcher.waitUntilIdle()
             return keys[0]
@@ -88,7 +88,7 @@ struct SchedulerTests {
     func otpManualFallbackTerminatesQueuedPush() async throws {
         let h = Harness(push: RecordingPushSender(hold: true))
         let plan = PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.otp, smsAllowed: true)
-        let key = try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content, decision: .push(plan),
+        let key = try await h.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(Self.msisdn), content: Self.content, decision: .push(plan),
                                                                       smsValidity: .seconds(600))])[0]
         #expect(await eventually { h.push.waiting == 1 })
         #expect(try await h.scheduler.requestManualFallback(for: key) == .available)
@@ -185,7 +185,7 @@ struct SchedulerTests {
         // Two commits in flight: a third batch waits in the scheduler.
         let plan = PushPlan(targets: [Self.t2], policy: PolicySet.specDefaults.critical, smsAllowed: true)
         let third = Task {
-            try await h.scheduler.accept([Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content, decision: .push(plan),
+            try await h.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(Self.msisdn), content: Self.content, decision: .push(plan),
                                                                 smsValidity: .seconds(3_600))])
         }
         #expect(await eventually { await h.scheduler.queue.count == 1 })
@@ -210,7 +210,7 @@ struct SchedulerTests {
     func nextBatchWaitsUntilAsLarge() async throws {
         let h = Harness()
         let keys = try await h.scheduler.accept((0..<3).map { _ in
-            Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content,
+            Scheduler.NewDelivery(recipient: .msisdn(Self.msisdn), content: Self.content,
                                   decision: .push(PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.critical, smsAllowed: true)),
                                   smsValidity: .seconds(3_600))
         })
@@ -266,7 +266,7 @@ struct SchedulerTests {
         let early = try await first.start(.critical)          // fallback due at 30 s
         first.clock.advance(to: Self.at(20))
         let plan = PushPlan(targets: [Self.t2], policy: PolicySet.specDefaults.critical, smsAllowed: true)
-        let late = try await first.scheduler.accept([Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content, decision: .push(plan),
+        let late = try await first.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(Self.msisdn), content: Self.content, decision: .push(plan),
                                                           smsValidity: .seconds(3_600))])[0]   // due at 50 s
         await first.dispatcher.waitUntilIdle()
         // The process dies; a new one starts at 40 s with the same store.
@@ -290,7 +290,7 @@ struct SchedulerTests {
     func recoveryResendsUnsettledWork() async throws {
         let store = InMemoryDeliveryStore()
         let first = Harness(store: store, push: RecordingPushSender(hold: true))
-        let pushKey = try await first.scheduler.accept([Scheduler.NewDelivery(msisdn: Self.msisdn, content: Self.content,
+        let pushKey = try await first.scheduler.accept([Scheduler.NewDelivery(recipient: .msisdn(Self.msisdn), content: Self.content,
             decision: .push(PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.otp, smsAllowed: true)), smsValidity: .seconds(60))])[0]
         // The crash happens before the push verdict and before any SMS result is stored.
         let second = Harness(store: store)
@@ -307,7 +307,7 @@ struct SchedulerTests {
         let h = Harness()
         let plan = PushPlan(targets: [Self.t1], policy: PolicySet.specDefaults.critical, smsAllowed: true)
         let batch = (0..<1_000).map { index in
-            Scheduler.NewDelivery(msisdn: MSISDN("+3161\(String(format: "%07d", index))")!, content: Self.content,
+            Scheduler.NewDelivery(recipient: .msisdn(MSISDN("+3161\(String(format: "%07d", index))")!), content: Self.content,
                                   decision: index.isMultiple(of: 2) ? .push(plan) : .reject(.noSupportedChannel), smsValidity: .seconds(60))
         }
         let keys = try await h.scheduler.accept(batch)

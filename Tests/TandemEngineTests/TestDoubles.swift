@@ -6,7 +6,7 @@ import TandemCore
 /// Keeps everything in memory, like the SQLite store would keep it on disk; can be told to fail.
 final class InMemoryDeliveryStore: DeliveryStore {
     struct Row: Sendable {
-        var msisdn: MSISDN
+        var recipient: DeliveryRecipient
         var content: MessageContent
         var delivery: Delivery
     }
@@ -83,7 +83,7 @@ final class InMemoryDeliveryStore: DeliveryStore {
             for record in inserts {
                 let key = DeliveryKey(state.nextKey)
                 state.nextKey += 1
-                state.rows[key] = Row(msisdn: record.msisdn, content: record.content, delivery: record.delivery)
+                state.rows[key] = Row(recipient: record.recipient, content: record.content, delivery: record.delivery)
                 state.events.append((key, record.event.logKind, record.event.logDetail))
                 state.reports += (record.effects.report.map { [(key, $0)] } ?? [])
                 state.invalidations += record.effects.invalidations
@@ -124,7 +124,7 @@ final class InMemoryDeliveryStore: DeliveryStore {
         await pages.pass()
         return state.withLock { state in
             state.rows.filter { !$0.value.delivery.isFinal && keys.contains($0.key) }.sorted { $0.key < $1.key }.map {
-                StoredDelivery(key: $0.key, msisdn: $0.value.msisdn, content: $0.value.content, delivery: $0.value.delivery)
+                StoredDelivery(key: $0.key, recipient: $0.value.recipient, content: $0.value.content, delivery: $0.value.delivery)
             }
         }
     }

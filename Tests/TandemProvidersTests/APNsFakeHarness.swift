@@ -74,7 +74,7 @@ final class APNsFakeHarness: @unchecked Sendable {
     func push(_ tokens: [String], key: Int64 = 42, policy: Policy = .specOTP, body: String = "Your code is 123456",
               app: AppKey?? = .none, messageID: GUID = testGUID()) -> PushRequest {
         let targets = tokens.map { PushTarget(deviceID: DeviceID(testGUID()), platform: .iOS, token: PushToken($0)!) }
-        return PushRequest(key: DeliveryKey(key), msisdn: MSISDN("+31612345678")!, targets: targets, policy: policy,
+        return PushRequest(key: DeliveryKey(key), recipient: .msisdn(MSISDN("+31612345678")!), targets: targets, policy: policy,
                            content: MessageContent(messageID: messageID, sender: "Tandem", body: body, reference: nil,
                                                    app: app ?? self.app))
     }

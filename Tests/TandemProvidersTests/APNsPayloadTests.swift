@@ -3,12 +3,23 @@ import Testing
 import TandemCore
 @testable import TandemProviders
 
+/// The payload APNsSender sends for a message without a presentation: the renderer with an empty one.
 @Suite("APNs payload")
 struct APNsPayloadTests {
     let messageID = GUID("0f8fad5b-d9cb-469f-a165-70867728950e")!
 
-    private func payload(title: String = "Tandem", body: String, badge: Int? = nil) -> APNsPayload {
-        APNsPayload(title: title, body: body, sound: "default", badge: badge, messageID: messageID, updateID: DeliveryKey(42))
+    private struct Rendered {
+        let title: String, body: String, badge: Int?, messageID: GUID
+
+        func encoded() -> [UInt8] {
+            APNsRenderer(sound: "default", badge: badge)
+                .payload(PushPresentation(), title: title, body: body,
+                         identifiers: PushIdentifiers.members(messageID: messageID, updateID: DeliveryKey(42)))
+        }
+    }
+
+    private func payload(title: String = "Tandem", body: String, badge: Int? = nil) -> Rendered {
+        Rendered(title: title, body: body, badge: badge, messageID: messageID)
     }
 
     /// The body as JSON, read back by Foundation's parser.
@@ -39,9 +50,9 @@ struct APNsPayloadTests {
     @Test("a text that fits is sent whole, up to exactly 4,096 bytes")
     func fitsWhole() throws {
         let overhead = payload(body: "").encoded().count
-        let body = String(repeating: "a", count: APNsPayload.maximumBytes - overhead)
+        let body = String(repeating: "a", count: APNsRenderer.maximumBytes - overhead)
         let bytes = payload(body: body).encoded()
-        #expect(bytes.count == APNsPayload.maximumBytes)
+        #expect(bytes.count == APNsRenderer.maximumBytes)
         #expect(try decoded(bytes).body == body)
     }
 
@@ -50,8 +61,8 @@ struct APNsPayloadTests {
     func truncation(unit: String) throws {
         let original = String(repeating: unit, count: 5_000 / max(unit.utf8.count, 1) + 1)
         let bytes = payload(body: original).encoded()
-        #expect(bytes.count <= APNsPayload.maximumBytes)
-        #expect(bytes.count > APNsPayload.maximumBytes - 30, "the budget is used: \(bytes.count)")
+        #expect(bytes.count <= APNsRenderer.maximumBytes)
+        #expect(bytes.count > APNsRenderer.maximumBytes - 30, "the budget is used: \(bytes.count)")
         let body = try decoded(bytes).body
         #expect(body.hasSuffix("…"))
         let kept = String(body.dropLast())
@@ -63,7 +74,7 @@ struct APNsPayloadTests {
     @Test("a sender name that leaves no room is cut too, leaving room for the text's ellipsis")
     func hugeTitle() throws {
         let bytes = payload(title: String(repeating: "T", count: 6_000), body: "body").encoded()
-        #expect(bytes.count <= APNsPayload.maximumBytes)
+        #expect(bytes.count <= APNsRenderer.maximumBytes)
         let (title, body, _) = try decoded(bytes)
         #expect(title.hasSuffix("…") && title.count > 3_900)
         #expect(body == "…")

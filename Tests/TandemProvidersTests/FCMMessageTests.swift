@@ -9,7 +9,8 @@ struct FCMMessageTests {
 
     private func message(_ text: String, notification: Bool = true, priority: Policy.PushPriority = .high) -> FCMMessage {
         FCMMessage(token: "tok", messageID: messageID, updateID: DeliveryKey(5), sender: "Tandem", text: text,
-                   includeNotification: notification, priority: priority, payloadLimit: 4_096)
+                   presentation: PushPresentation(), priority: priority,
+                   renderer: FCMRenderer(includeNotification: notification, payloadLimit: 4_096))
     }
 
     private func object(_ bytes: [UInt8]) throws -> [String: JSONValue] {
@@ -36,13 +37,26 @@ struct FCMMessageTests {
           arguments: [true, false], ["a", "€", "👨‍👩‍👧", "\n"])
     func truncation(notification: Bool, unit: String) throws {
         let text = String(repeating: unit, count: 9_000 / unit.utf8.count)
-        let built = message(text, notification: notification)
-        #expect(built.payloadBytes(built.body) <= 4_096)
-        #expect(built.payloadBytes(built.body) > 4_096 - 40, "\(built.payloadBytes(built.body))")
+        // The payload FCM limits: `data` and `notification`, as compact JSON.
+        func sent(_ text: String) throws -> (body: String, bytes: Int) {
+            func member(_ value: TandemCore.JSONValue?, _ key: String) -> TandemCore.JSONValue? {
+                guard case .object(let members)? = value else { return nil }
+                return members.first { $0.key == key }?.value
+            }
+            let tree = try JSONParser.parse(self.message(text, notification: notification).encoded(ttlSeconds: 30)).get()
+            let message = member(tree, "message")
+            let data = try #require(member(message, "data"))
+            let bytes = data.compactText.utf8.count + (member(message, "notification")?.compactText.utf8.count ?? 0)
+            guard case .string(let body)? = member(data, "body") else { throw CocoaError(.coderValueNotFound) }
+            return (body, bytes)
+        }
+        let built = try sent(text)
+        #expect(built.bytes <= 4_096)
+        #expect(built.bytes > 4_096 - 40, "\(built.bytes)")
         #expect(built.body.hasSuffix("…"))
         let kept = String(built.body.dropLast())
         #expect(text.hasPrefix(kept) && kept.count % unit.count == 0)
-        #expect(message("short", notification: notification).body == "short")
+        #expect(try sent("short").body == "short")
     }
 
     @Test("a service-account file parses with Google's extra members; broken ones name the problem")

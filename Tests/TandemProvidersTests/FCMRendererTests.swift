@@ -16,7 +16,7 @@ struct FCMRendererTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `FCMMessage` encodes with `JSONEncoder`, which on Linux orders members differently from run to run,
+    /// `LegacyFCMMessage` encodes with `JSONEncoder`, which on Linux orders members differently from run to run,
     /// so "byte for byte" is: the same JSON tree, every string exactly equal, and the same length (so the
     /// same escapes).
     @Test("an empty presentation renders today's message: same JSON, same escapes, same length",
@@ -25,7 +25,7 @@ struct FCMRendererTests {
           [true, false])
     func emptyMatchesToday(text: String, notification: Bool) throws {
         for (priority, ttl) in [(Policy.PushPriority.high, Int64(30)), (.normal, -5)] {
-            let today = FCMMessage(token: "tok", messageID: Self.messageID, updateID: DeliveryKey(5), sender: "Tandem", text: text,
+            let today = LegacyFCMMessage(token: "tok", messageID: Self.messageID, updateID: DeliveryKey(5), sender: "Tandem", text: text,
                                    includeNotification: notification, priority: priority, payloadLimit: 4_096)
             let ours = rendered(PushPresentation(), text: text, notification: notification, priority: priority, ttl: ttl)
             let theirs = String(decoding: today.encoded(ttlSeconds: ttl), as: UTF8.self)
@@ -37,7 +37,7 @@ struct FCMRendererTests {
     @Test("control characters other than \\n \\r \\t: the same JSON as today (escapes may be spelled differently)",
           arguments: ["\u{1}", "a\u{8}b\u{C}c\u{1F}"])
     func controlCharacters(text: String) throws {
-        let today = FCMMessage(token: "tok", messageID: Self.messageID, updateID: DeliveryKey(5), sender: "Tandem", text: text,
+        let today = LegacyFCMMessage(token: "tok", messageID: Self.messageID, updateID: DeliveryKey(5), sender: "Tandem", text: text,
                                includeNotification: true, priority: .high, payloadLimit: 4_096)
         let ours = try CoreJSON.parsed(rendered(PushPresentation(), text: text))
         #expect(ours.isEquivalent(to: try CoreJSON.parsed(String(decoding: today.encoded(ttlSeconds: 30), as: UTF8.self))))

@@ -24,7 +24,7 @@ struct PushPlatformSenderTests {
     }
 
     private func push(_ targets: [PushTarget]) -> PushRequest {
-        PushRequest(key: DeliveryKey(9), msisdn: MSISDN("+31612345678")!, targets: targets, policy: .specOTP,
+        PushRequest(key: DeliveryKey(9), recipient: .msisdn(MSISDN("+31612345678")!), targets: targets, policy: .specOTP,
                     content: MessageContent(messageID: testGUID(), sender: "Tandem", body: "hi", reference: nil))
     }
 

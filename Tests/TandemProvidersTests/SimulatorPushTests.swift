@@ -21,7 +21,7 @@ struct SimulatorPushTests {
         let targets = tokens.enumerated().map { index, token in
             PushTarget(deviceID: device(index + 1), platform: .android, token: PushToken(token)!)
         }
-        return PushRequest(key: DeliveryKey(key), msisdn: msisdn, targets: targets, policy: PolicySet.specDefaults.defaultPolicy,
+        return PushRequest(key: DeliveryKey(key), recipient: .msisdn(msisdn), targets: targets, policy: PolicySet.specDefaults.defaultPolicy,
                            content: MessageContent(messageID: GUID("11111111-1111-4111-8111-111111111111")!, sender: "Shop",
                                                    body: "Your parcel", reference: nil))
     }

@@ -36,7 +36,7 @@ enum Fixture {
         var delivery = Delivery(smsValidity: .seconds(60))
         let event = DeliveryEvent.routed(decision)
         let actions = delivery.handle(event, now: at)
-        return NewDeliveryRecord(msisdn: msisdn, content: content, delivery: delivery, event: event, at: at,
+        return NewDeliveryRecord(recipient: .msisdn(msisdn), content: content, delivery: delivery, event: event, at: at,
                                  effects: PersistedEffects(actions: actions))
     }
 

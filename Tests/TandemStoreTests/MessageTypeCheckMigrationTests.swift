@@ -33,7 +33,8 @@ struct MessageTypeCheckMigrationTests {
             let store = try Store.open(StoreConfiguration(path: path))
             #expect(try store.schemaVersion == newestSchemaVersion)
             try store.read { db throws(StoreError) in
-                #expect(try db.query("SELECT * FROM messages ORDER BY id").map(\.values) == before)
+                // Later migrations append columns (13: api, presentation, extra): the rows' older columns are unchanged.
+                #expect(try db.query("SELECT * FROM messages ORDER BY id").map { Array($0.values.prefix(before[0].count)) } == before)
                 let objects = try db.query("SELECT type || ':' || name FROM sqlite_schema WHERE tbl_name = 'messages'")
                     .map { row throws(StoreError) in try row.get(0, as: String.self) }
                 #expect(Set(objects) == ["table:messages", "index:sqlite_autoindex_messages_1", "index:messages_idempotency",

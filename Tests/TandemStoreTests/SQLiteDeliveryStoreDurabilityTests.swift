@@ -192,7 +192,7 @@ struct SQLiteDeliveryStoreDurabilityTests {
             let second = try await openDeliveryStore(dir)
             let after = try await second.loadInFlight()
             #expect(after.map(\.key) == before.map(\.key) && after.map(\.key) == [keys[1]])
-            #expect(after.map(\.msisdn) == before.map(\.msisdn))
+            #expect(after.map(\.recipient) == before.map(\.recipient))
             #expect(after.map(\.content) == before.map(\.content))
             #expect(after.map(\.delivery) == [open.delivery])
             #expect(try deliveryTableCounts(second.store) == counts)

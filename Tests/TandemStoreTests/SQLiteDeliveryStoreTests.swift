@@ -25,7 +25,7 @@ struct SQLiteDeliveryStoreTests {
             let loaded = try await deliveries.loadInFlight()
             #expect(loaded.map(\.key) == keys)
             for (stored, record) in zip(loaded, [pushed, otp]) {
-                #expect(stored.msisdn == record.msisdn)
+                #expect(stored.recipient == record.recipient)
                 #expect(stored.content == record.content)
                 #expect(stored.delivery == record.delivery)
             }
@@ -223,7 +223,7 @@ struct SQLiteDeliveryStoreTests {
             #expect(entry.values[3...] == [.integer(0), .integer(t2.milliseconds), .null])
             let payload = try JSONDecoder().decode(StatusReportPayload.self, from: Data(try entry.get("payload", as: String.self).utf8))
             #expect(payload == StatusReportPayload(at: t2, acceptedAt: Fixture.t0, deliveryKey: key, messageID: try Fixture.guid(1),
-                                                   msisdn: record.msisdn.e164, reference: "order-42", status: .read,
+                                                   msisdn: record.recipient.storedText, reference: "order-42", status: .read,
                                                    resolution: "readByPush", channel: .push))
             await store.close()
         }

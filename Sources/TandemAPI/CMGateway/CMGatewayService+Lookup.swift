@@ -35,7 +35,7 @@ extension CMGatewayService {
         case .success(let found): account = found
         case .failure(let reply): return reply
         }
-        let report: (message: GUID, recipients: [(MSISDN, MessageIntake.ManualFallbackOutcome)])
+        let report: (message: GUID, recipients: [(DeliveryRecipient, MessageIntake.ManualFallbackOutcome)])
         do {
             guard let found = try await intake.manualFallback(account: account, idOrReference: idOrReference) else {
                 return notFound(idOrReference)
@@ -46,8 +46,8 @@ extension CMGatewayService {
             return internalFailure(format: .json)
         }
         var body = "{\"messageId\":" + JSONText.quoted(report.message.text) + ",\"recipients\":["
-        body += report.recipients.map { msisdn, outcome in
-            "{\"to\":" + JSONText.quoted(msisdn.e164) + ",\"fallback\":" + JSONText.quoted(Self.describe(outcome)) + "}"
+        body += report.recipients.map { recipient, outcome in
+            "{\"to\":" + JSONText.quoted(recipient.storedText) + ",\"fallback\":" + JSONText.quoted(Self.describe(outcome)) + "}"
         }.joined(separator: ",")
         body += "]}"
         return Reply(status: 200, contentType: "application/json", body: Array(body.utf8))

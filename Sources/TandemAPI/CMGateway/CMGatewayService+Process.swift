@@ -107,7 +107,7 @@ extension CMGatewayService {
     static func error(_ rejection: RecipientRejection) -> CMMessageError {
         switch rejection {
         case .smsCountryNotAllowed: CMMessageError(code: .messageRejected, details: rejection.details)
-        case .unknownRegistration, .unknownPushApp, .unknownGroup: CMMessageError(code: .invalidTo, details: rejection.details)
+        case .unknownRegistration, .unknownPushApp, .otherApp, .unknownGroup: CMMessageError(code: .invalidTo, details: rejection.details)
         case .payloadTooLarge: CMMessageError(code: .invalidBody, details: rejection.details)
         }
     }

@@ -41,7 +41,7 @@ enum MessageViewEncoder {
 
     private static func append(_ recipient: RecipientView, to out: inout String) {
         let delivery = recipient.delivery
-        out += "{\"to\":" + JSONText.quoted(recipient.msisdn.e164)
+        out += "{\"to\":" + JSONText.quoted(recipient.recipient.storedText)
         out += ",\"updateId\":\(recipient.key.rawValue)"
         out += ",\"status\":" + JSONText.quoted(delivery.status.wireName)
         out += ",\"final\":\(delivery.isFinal)"

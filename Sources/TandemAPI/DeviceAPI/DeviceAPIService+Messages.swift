@@ -102,7 +102,7 @@ extension DeviceAPIService {
 
     private func checkStoredTarget(of receipt: CheckedReceipt) throws(Refusal) {
         guard let target = try reading({ try registry.receiptTarget(receipt.key) }), target.app == receipt.sender.app,
-              target.msisdn == receipt.sender.msisdn else { throw Self.unknownUpdateID(receipt.key) }
+              target.recipient == receipt.sender.recipient else { throw Self.unknownUpdateID(receipt.key) }
         if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw Self.unknownUpdateID(receipt.key) }
     }
 

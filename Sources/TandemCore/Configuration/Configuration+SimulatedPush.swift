@@ -53,9 +53,9 @@ extension Configuration {
         ]
 
         /// Whether the token and number conditions hold (the probability is the simulator's to draw).
-        public func matches(token: PushToken, msisdn: MSISDN) -> Bool {
+        public func matches(token: PushToken, msisdn: MSISDN?) -> Bool {
             if let tokenPrefix, !Self.hasPrefixIgnoringASCIICase(token.text, tokenPrefix) { return false }
-            if let msisdnSuffix, !msisdn.e164.hasSuffix(msisdnSuffix) { return false }
+            if let msisdnSuffix, msisdn?.e164.hasSuffix(msisdnSuffix) != true { return false }
             return true
         }
 

@@ -12,9 +12,13 @@ public struct App: Sendable, Hashable {
     public let createdAt: Int64
     /// How its PIN SMS are protected against SMS pumping, and its PIN length.
     public let smsProtection: SMSProtection
+    /// Another name senders may address the app by, unique within its account: SCG's `psh:…@<sender>@…`,
+    /// and the FCM sender id (Firebase project number) cospace clients are told.
+    public let senderID: String?
 
     public init(key: AppKey, secret: AppSecret, name: String, account: ProductToken,
-                defaultMessageType: AppMessageType, createdAt: Int64, smsProtection: SMSProtection = SMSProtection()) {
+                defaultMessageType: AppMessageType, createdAt: Int64, smsProtection: SMSProtection = SMSProtection(),
+                senderID: String? = nil) {
         self.key = key
         self.secret = secret
         self.name = name
@@ -22,5 +26,6 @@ public struct App: Sendable, Hashable {
         self.defaultMessageType = defaultMessageType
         self.createdAt = createdAt
         self.smsProtection = smsProtection
+        self.senderID = senderID
     }
 }

@@ -32,6 +32,8 @@ public enum RecipientRejection: Error, Sendable, Hashable {
     case unknownRegistration(DeviceID)
     /// The sender named in a push address is neither an app key nor a sender id of an app of the account.
     case unknownPushApp(String)
+    /// A push address names another app than the message's (one message pushes for one app).
+    case otherApp(String)
     /// The message's app has no group with this name.
     case unknownGroup(String)
     /// The rendered push payload for this recipient's platform exceeds the provider's limit.
@@ -42,6 +44,7 @@ public enum RecipientRejection: Error, Sendable, Hashable {
         case .smsCountryNotAllowed(let region): "SMS to numbers in \(region.text) is not allowed for this account"
         case .unknownRegistration(let id): "no registration \(id.guid.text) of this app"
         case .unknownPushApp(let name): "\(name) is neither an app key nor a sender id of an app of this account"
+        case .otherApp(let name): "\(name) is not the app of this message (one message pushes for one app)"
         case .unknownGroup(let name): "no recipient group \(name) of this app"
         case .payloadTooLarge(let platform, let bytes, let limit):
             "the \(platform.wireName) payload would be \(bytes) bytes, over the limit of \(limit)"

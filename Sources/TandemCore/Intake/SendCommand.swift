@@ -31,12 +31,16 @@ public struct SendCommand: Sendable, Hashable {
     /// An earlier message of the same account (its id, else its reference) that this SMS is the manual
     /// fallback for: requires `allowedChannels` SMS only.
     public var fallbackFor: String?
+    /// API-specific fields the engine does not act on, as compact JSON text: stored with the message and
+    /// returned in its ``MessageView``.
+    public var extra: String?
 
     public init(api: String, recipients: [Recipient], sender: String, body: String,
                 presentation: PushPresentation = PushPresentation(), appKey: AppKey? = nil,
                 messageType: AppMessageType? = nil, allowedChannels: AllowedChannels = .all,
                 validity: MessageValidity? = nil, reference: String? = nil, customGroupings: [String?] = [nil, nil, nil],
-                bodyType: String = "Auto", dcs: Int? = nil, richContent: String? = nil, fallbackFor: String? = nil) {
+                bodyType: String = "Auto", dcs: Int? = nil, richContent: String? = nil, fallbackFor: String? = nil,
+                extra: String? = nil) {
         self.api = api
         self.recipients = recipients
         self.sender = sender
@@ -52,5 +56,6 @@ public struct SendCommand: Sendable, Hashable {
         self.dcs = dcs
         self.richContent = richContent
         self.fallbackFor = fallbackFor
+        self.extra = extra
     }
 }

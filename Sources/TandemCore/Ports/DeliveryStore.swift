@@ -103,16 +103,16 @@ public final class PendingCommit: Sendable {
 
 /// A new delivery and everything its first transition (routing) produced.
 public struct NewDeliveryRecord: Sendable {
-    public let msisdn: MSISDN
+    public let recipient: DeliveryRecipient
     public let content: MessageContent
     public let delivery: Delivery
     public let event: DeliveryEvent
     public let at: Timestamp
     public let effects: PersistedEffects
 
-    public init(msisdn: MSISDN, content: MessageContent, delivery: Delivery, event: DeliveryEvent, at: Timestamp,
+    public init(recipient: DeliveryRecipient, content: MessageContent, delivery: Delivery, event: DeliveryEvent, at: Timestamp,
                 effects: PersistedEffects) {
-        self.msisdn = msisdn
+        self.recipient = recipient
         self.content = content
         self.delivery = delivery
         self.event = event
@@ -169,13 +169,13 @@ public struct PersistedEffects: Sendable, Hashable {
 /// and as the dispatcher receives it.
 public struct StoredDelivery: Sendable {
     public let key: DeliveryKey
-    public let msisdn: MSISDN
+    public let recipient: DeliveryRecipient
     public let content: MessageContent
     public var delivery: Delivery
 
-    public init(key: DeliveryKey, msisdn: MSISDN, content: MessageContent, delivery: Delivery) {
+    public init(key: DeliveryKey, recipient: DeliveryRecipient, content: MessageContent, delivery: Delivery) {
         self.key = key
-        self.msisdn = msisdn
+        self.recipient = recipient
         self.content = content
         self.delivery = delivery
     }

@@ -27,15 +27,15 @@ public struct ReceiptTarget: Sendable, Hashable {
     public let key: DeliveryKey
     /// The app the message was sent through; nil for a message sent without an app.
     public let app: AppKey?
-    public let msisdn: MSISDN
+    public let recipient: DeliveryRecipient
     public let isFinal: Bool
     /// When the message was accepted.
     public let createdAt: Timestamp
 
-    public init(key: DeliveryKey, app: AppKey?, msisdn: MSISDN, isFinal: Bool, createdAt: Timestamp) {
+    public init(key: DeliveryKey, app: AppKey?, recipient: DeliveryRecipient, isFinal: Bool, createdAt: Timestamp) {
         self.key = key
         self.app = app
-        self.msisdn = msisdn
+        self.recipient = recipient
         self.isFinal = isFinal
         self.createdAt = createdAt
     }

@@ -7,6 +7,18 @@ public protocol SenderDirectory: Sendable {
     func app(key: AppKey) throws -> App?
     /// The registrations of `app` for each of `msisdns` (numbers with none are absent from the result).
     func registrations(app: AppKey, msisdns: [MSISDN]) throws -> [MSISDN: [Registration]]
+    /// The account's app with this sender id (``App/senderID``).
+    func app(account: ProductToken, senderID: String) throws -> App?
+    /// The registration with this device id, if it belongs to `app`.
+    func registration(app: AppKey, device: DeviceID) throws -> Registration?
+}
+
+/// Push tokens that senders address directly (SCG's `psh:` addresses) become registrations of their app,
+/// so that one registry knows every token: a token a provider declares dead is invalid for every API.
+public protocol PushAddressRegistry: Sendable {
+    /// The registration of `app` that holds `token` (whatever created it), else a new one, pushable by
+    /// address and never verified for a number.
+    func addressedRegistration(app: AppKey, platform: Platform, token: PushToken, at: Timestamp) async throws -> Registration
 }
 
 /// What senders can look up about the messages they sent. Every call is scoped to one account: another
@@ -31,9 +43,14 @@ public struct MessageView: Sendable, Hashable {
     public let recipients: [RecipientView]
     /// Accepted recipients still waiting in the message's spool (no delivery yet), in request order.
     public let queued: [MSISDN]
+    /// The API it came through, and its API-specific fields (compact JSON), as ``SendCommand`` had them.
+    public let api: String
+    public let extra: String?
+    public let body: String
 
     public init(id: GUID, reference: String?, sender: String, messageType: AppMessageType, appKey: AppKey?,
-                fallbackFor: GUID?, createdAt: Timestamp, recipients: [RecipientView], queued: [MSISDN] = []) {
+                fallbackFor: GUID?, createdAt: Timestamp, recipients: [RecipientView], queued: [MSISDN] = [],
+                api: String = "cm", extra: String? = nil, body: String = "") {
         self.id = id
         self.reference = reference
         self.sender = sender
@@ -43,20 +60,23 @@ public struct MessageView: Sendable, Hashable {
         self.createdAt = createdAt
         self.recipients = recipients
         self.queued = queued
+        self.api = api
+        self.extra = extra
+        self.body = body
     }
 }
 
 /// One recipient's delivery: its snapshot and its event log, oldest first.
 public struct RecipientView: Sendable, Hashable {
     public let key: DeliveryKey
-    public let msisdn: MSISDN
+    public let recipient: DeliveryRecipient
     public let delivery: Delivery
     public let updatedAt: Timestamp
     public let events: [TimelineEvent]
 
-    public init(key: DeliveryKey, msisdn: MSISDN, delivery: Delivery, updatedAt: Timestamp, events: [TimelineEvent]) {
+    public init(key: DeliveryKey, recipient: DeliveryRecipient, delivery: Delivery, updatedAt: Timestamp, events: [TimelineEvent]) {
         self.key = key
-        self.msisdn = msisdn
+        self.recipient = recipient
         self.delivery = delivery
         self.updatedAt = updatedAt
         self.events = events

@@ -11,15 +11,19 @@ public struct MessageContent: Sendable, Hashable {
     public let app: AppKey?
     /// CM's `dcs` 8: send the SMS as UCS-2 even when the text fits GSM-7.
     public let forceUCS2: Bool
+    /// What a push shows beyond the body (stored with the message, so a push resumed after a crash renders
+    /// the same payload); empty for the default payload.
+    public let presentation: PushPresentation
 
     public init(messageID: GUID, sender: String, body: String, reference: String?, app: AppKey? = nil,
-                forceUCS2: Bool = false) {
+                forceUCS2: Bool = false, presentation: PushPresentation = PushPresentation()) {
         self.messageID = messageID
         self.sender = sender
         self.body = body
         self.reference = reference
         self.app = app
         self.forceUCS2 = forceUCS2
+        self.presentation = presentation
     }
 }
 

@@ -20,10 +20,15 @@ public struct MessageRecord: Sendable, Hashable {
     /// The earlier message this one is an OTP manual fallback for.
     public let fallbackFor: GUID?
     public let createdAt: Timestamp
+    /// The API it came through (``SendCommand/api``).
+    public let api: String
+    /// API-specific fields as compact JSON text (``SendCommand/extra``).
+    public let extra: String?
 
     public init(content: MessageContent, account: ProductToken, appKey: AppKey?, bodyType: String,
                 messageType: AppMessageType, allowedChannels: AllowedChannels, validUntil: Timestamp?,
-                customGroupings: [String?], dcs: Int?, richContent: String?, fallbackFor: GUID?, createdAt: Timestamp) {
+                customGroupings: [String?], dcs: Int?, richContent: String?, fallbackFor: GUID?, createdAt: Timestamp,
+                api: String = "cm", extra: String? = nil) {
         self.content = content
         self.account = account
         self.appKey = appKey
@@ -36,6 +41,8 @@ public struct MessageRecord: Sendable, Hashable {
         self.richContent = richContent
         self.fallbackFor = fallbackFor
         self.createdAt = createdAt
+        self.api = api
+        self.extra = extra
     }
 }
 

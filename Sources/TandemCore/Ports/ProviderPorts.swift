@@ -9,14 +9,14 @@ public protocol PushSender: Sendable {
 
 public struct PushRequest: Sendable, Hashable {
     public let key: DeliveryKey
-    public let msisdn: MSISDN
+    public let recipient: DeliveryRecipient
     public let targets: [PushTarget]
     public let policy: Policy
     public let content: MessageContent
 
-    public init(key: DeliveryKey, msisdn: MSISDN, targets: [PushTarget], policy: Policy, content: MessageContent) {
+    public init(key: DeliveryKey, recipient: DeliveryRecipient, targets: [PushTarget], policy: Policy, content: MessageContent) {
         self.key = key
-        self.msisdn = msisdn
+        self.recipient = recipient
         self.targets = targets
         self.policy = policy
         self.content = content

@@ -68,7 +68,7 @@ public enum SenderIDChange: Sendable, Hashable {
 /// Sets the sender id an app is also known by (SCG's `psh:apn@<sender id>@<token>` and `from`).
 public protocol AppSenderIDStore: Sendable {
     /// Sets (nil: removes) the app's sender id.
-    func setSenderID(app: AppKey, _ senderID: String?) async throws -> SenderIDChange
+    func changeSenderID(app: AppKey, to senderID: String?) async throws -> SenderIDChange
 }
 
 /// What a sender id may be: 1–64 printable ASCII characters without `@`, `:` or spaces (it is written inside

@@ -44,4 +44,17 @@ public enum Router {
         let onlyDisabled = installs.contains { $0.status == .pinVerified && $0.pushToken != nil && !$0.notificationsEnabled }
         return .sms(SMSRoute(reason: onlyDisabled ? .notificationsDisabled : .noPushableDevice, policy: policy))
     }
+
+    /// The route of a message addressed to one registration directly (a push address, a device id): a push
+    /// to it and never SMS (it has no number), if push is allowed and it can take one — a live token, not
+    /// Invalid, notifications on; verification by PIN is not required, since the sender named the device.
+    public static func route(_ request: RoutingRequest, app: App, registration: Registration,
+                             policies: PolicySet) -> RoutingDecision {
+        guard request.allowedChannels.allows(.push) else { return .reject(.noSupportedChannel) }
+        let policy = policies[request.messageType ?? app.defaultMessageType]
+        guard registration.app == app.key, registration.status != .invalid, registration.notificationsEnabled,
+              let token = registration.pushToken else { return .reject(.noPushableDevice) }
+        return .push(PushPlan(targets: [PushTarget(deviceID: registration.deviceID, platform: registration.platform, token: token)],
+                              policy: policy, smsAllowed: false))
+    }
 }

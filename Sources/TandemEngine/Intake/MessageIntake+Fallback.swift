@@ -20,24 +20,24 @@ extension MessageIntake {
     /// for its SMS now; recipients still queued in the message's spool are started first. Nil when the
     /// account has no such message.
     public func manualFallback(account: Account,
-                               idOrReference: String) async throws -> (message: GUID, recipients: [(MSISDN, ManualFallbackOutcome)])? {
+                               idOrReference: String) async throws -> (message: GUID, recipients: [(DeliveryRecipient, ManualFallbackOutcome)])? {
         guard var message = try latestMessage(account: account, idOrReference: idOrReference) else { return nil }
         if let drainer, !message.queued.isEmpty {
             // Recipients still in the spool have no delivery to fall back from: start them first.
             try await drainer.drain(message: message.id)
             message = try ledger.message(account: account.productToken, id: message.id) ?? message
         }
-        var results: [(MSISDN, ManualFallbackOutcome)] = []
+        var results: [(DeliveryRecipient, ManualFallbackOutcome)] = []
         for recipient in message.recipients {
-            if !recipient.delivery.isFinal, account.smsCountries.mode == .enforce,
-               !account.smsCountries.countries.permits(CallingCodes.region(of: recipient.msisdn)) {
-                results.append((recipient.msisdn, .smsCountryNotAllowed))
+            if !recipient.delivery.isFinal, account.smsCountries.mode == .enforce, let msisdn = recipient.recipient.msisdn,
+               !account.smsCountries.countries.permits(CallingCodes.region(of: msisdn)) {
+                results.append((recipient.recipient, .smsCountryNotAllowed))
                 continue
             }
             let outcome = recipient.delivery.isFinal
                 ? ManualFallbackAvailability.alreadyFinal
                 : try await scheduler.requestManualFallback(for: recipient.key)
-            results.append((recipient.msisdn, .requested(outcome)))
+            results.append((recipient.recipient, .requested(outcome)))
         }
         return (message.id, results)
     }

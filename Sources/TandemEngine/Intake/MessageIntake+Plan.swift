@@ -16,8 +16,9 @@ extension MessageIntake {
         var plan = Plan()
         do {
             try await startQueuedRecipients(ofEarlierMessagesIn: request)
+            let addressed = try await resolvePushAddresses(in: request, now: now)
             for command in request.messages {
-                try add(command, account: request.account, now: now, to: &plan)
+                try add(command, account: request.account, addressed: addressed, now: now, to: &plan)
             }
         } catch {
             logger.error("intake lookup failed", ["error": .string("\(error)")])
@@ -49,9 +50,10 @@ extension MessageIntake {
         return .stored(outcome, reply)
     }
 
-    private func add(_ command: SendCommand, account: Account, now: Timestamp, to plan: inout Plan) throws {
+    private func add(_ command: SendCommand, account: Account, addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
+                     now: Timestamp, to plan: inout Plan) throws {
         let (app, validUntil, earlier): (App?, Timestamp?, MessageView?)
-        switch try check(command, account: account, now: now) {
+        switch try check(command, account: account, addressed: addressed, now: now) {
         case .failure(let rejection):
             plan.outcomes.append(.rejected(rejection))
             return
@@ -64,9 +66,10 @@ extension MessageIntake {
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
         let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
         let content = MessageContent(messageID: messageID, sender: command.sender, body: command.body,
-                                     reference: command.reference, app: app?.key, forceUCS2: command.dcs == 8)
+                                     reference: command.reference, app: app?.key, forceUCS2: command.dcs == 8,
+                                     presentation: command.presentation)
         let messageType = command.messageType ?? app?.defaultMessageType ?? .default
-        let routing = RoutingRequest(allowedChannels: command.allowedChannels, appKey: command.appKey,
+        let routing = RoutingRequest(allowedChannels: command.allowedChannels, appKey: app?.key,
                                      messageType: command.messageType)
         // The account's country rule: a recipient only SMS can reach (no app, or Push not allowed) in a
         // refused region is rejected here, spooled or not; the others are decided once routed.
@@ -86,8 +89,26 @@ extension MessageIntake {
         var outcomes: [RecipientOutcome] = []
         outcomes.reserveCapacity(command.recipients.count)
         for recipient in command.recipients {
-            guard case .msisdn(let msisdn) = recipient else {
-                outcomes.append(.rejected(.unknownGroup("")))
+            let msisdn: MSISDN
+            switch recipient {
+            case .msisdn(let number):
+                msisdn = number
+            case .registration, .pushAddress, .group:
+                // `check` refused a message with such recipients and no app.
+                guard let app else { preconditionFailure("a device recipient without an app passed the checks") }
+                switch try device(recipient, app: app, addressed: addressed) {
+                case .failure(let rejection):
+                    outcomes.append(.rejected(rejection))
+                case .success(let registration):
+                    let decision = Router.route(routing, app: app, registration: registration, policies: policies)
+                    if let rejection = oversize(content, decision) {
+                        outcomes.append(.rejected(rejection))
+                        continue
+                    }
+                    plan.deliveries.append(Scheduler.NewDelivery(recipient: .device(registration.deviceID), content: content,
+                                                                 decision: decision, smsValidity: smsValidity))
+                    outcomes.append(.accepted)
+                }
                 continue
             }
             if let region = countryRefusal(msisdn) {
@@ -103,11 +124,15 @@ extension MessageIntake {
                     outcomes.append(.rejected(.smsCountryNotAllowed(region)))
                     continue
                 }
-                plan.deliveries.append(Scheduler.NewDelivery(msisdn: msisdn, content: content, decision: decision,
+                if let rejection = oversize(content, decision) {
+                    outcomes.append(.rejected(rejection))
+                    continue
+                }
+                plan.deliveries.append(Scheduler.NewDelivery(recipient: .msisdn(msisdn), content: content, decision: decision,
                                                              smsValidity: smsValidity))
             }
             if let earlier {
-                plan.superseded += earlier.recipients.filter { $0.msisdn == msisdn && !$0.delivery.isFinal }.map(\.key)
+                plan.superseded += earlier.recipients.filter { $0.recipient == .msisdn(msisdn) && !$0.delivery.isFinal }.map(\.key)
             }
             outcomes.append(.accepted)
         }
@@ -118,7 +143,7 @@ extension MessageIntake {
             content: content, account: account.productToken, appKey: app?.key, bodyType: command.bodyType,
             messageType: messageType, allowedChannels: command.allowedChannels, validUntil: validUntil,
             customGroupings: command.customGroupings, dcs: command.dcs, richContent: command.richContent,
-            fallbackFor: earlier?.id, createdAt: now))
+            fallbackFor: earlier?.id, createdAt: now, api: command.api, extra: command.extra))
     }
 
     /// Before a `fallbackFor` message is planned: the earlier message's spooled recipients are started, so
@@ -133,8 +158,9 @@ extension MessageIntake {
         }
     }
 
-    /// The checks that need the directory, the ledger or the clock.
-    private func check(_ command: SendCommand, account: Account,
+    /// The checks that need the directory, the ledger or the clock. The message's app is its `appKey`'s,
+    /// else that of its first push address that names an app.
+    private func check(_ command: SendCommand, account: Account, addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
                        now: Timestamp) throws -> Result<(App?, Timestamp?, MessageView?), MessageRejection> {
         var app: App?
         if let key = command.appKey {
@@ -142,6 +168,15 @@ extension MessageIntake {
                 return .failure(.unknownApp(key))
             }
             app = found
+        } else {
+            app = command.recipients.lazy.compactMap { recipient -> App? in
+                guard case .pushAddress(let address) = recipient, case .success(let (found, _))? = addressed[address] else { return nil }
+                return found
+            }.first
+        }
+        let needsApp = command.recipients.contains { if case .msisdn = $0 { false } else { true } }
+        if needsApp && app == nil && !command.recipients.contains(where: { if case .pushAddress = $0 { true } else { false } }) {
+            return .failure(.appRequiredForPushRecipients)
         }
         let validUntil = command.validity?.expiry(acceptedAt: now)
         if let validUntil, validUntil <= now { return .failure(.validityPassed) }
@@ -175,5 +210,62 @@ extension MessageIntake {
         case .sms: "sms"
         case .reject: "rejected"
         }
+    }
+
+    /// Resolves every push address of the request once: its app (by app key, else sender id, among the
+    /// account's apps) and its registration (created when the token is new).
+    private func resolvePushAddresses(in request: IntakeRequest,
+                                      now: Timestamp) async throws -> [PushAddress: Result<(App, Registration), RecipientRejection>] {
+        var resolved: [PushAddress: Result<(App, Registration), RecipientRejection>] = [:]
+        for command in request.messages {
+            for case .pushAddress(let address) in command.recipients where resolved[address] == nil {
+                guard let app = try pushApp(named: address.app, account: request.account) else {
+                    resolved[address] = .failure(.unknownPushApp(address.app))
+                    continue
+                }
+                let registration = try await addresses.addressedRegistration(app: app.key, platform: address.platform,
+                                                                             token: address.token, at: now)
+                resolved[address] = .success((app, registration))
+            }
+        }
+        return resolved
+    }
+
+    /// The account's app a push address names: by app key, else by sender id.
+    private func pushApp(named name: String, account: Account) throws -> App? {
+        if let key = AppKey(name), let app = try directory.app(key: key), app.account == account.productToken { return app }
+        return try directory.app(account: account.productToken, senderID: name)
+    }
+
+    /// The registration a device recipient names, if it belongs to `app`.
+    private func device(_ recipient: Recipient, app: App,
+                        addressed: [PushAddress: Result<(App, Registration), RecipientRejection>]) throws -> Result<Registration, RecipientRejection> {
+        switch recipient {
+        case .registration(let id):
+            guard let registration = try directory.registration(app: app.key, device: id) else { return .failure(.unknownRegistration(id)) }
+            return .success(registration)
+        case .pushAddress(let address):
+            switch addressed[address] {
+            case .success(let (found, registration))?:
+                return found.key == app.key ? .success(registration) : .failure(.otherApp(address.app))
+            case .failure(let rejection)?: return .failure(rejection)
+            case nil: return .failure(.unknownPushApp(address.app))
+            }
+        case .group(let name):
+            return .failure(.unknownGroup(name))
+        case .msisdn:
+            preconditionFailure("numbers are routed by the hybrid router")
+        }
+    }
+
+    /// The refusal of a push whose rendered payload would exceed its provider's limit on some target's platform.
+    private func oversize(_ content: MessageContent, _ decision: RoutingDecision) -> RecipientRejection? {
+        guard let payloads, !content.presentation.isEmpty, case .push(let plan) = decision else { return nil }
+        for platform in Set(plan.targets.map(\.platform)) {
+            if let (bytes, limit) = payloads.oversize(content, platform: platform) {
+                return .payloadTooLarge(platform, bytes: bytes, limit: limit)
+            }
+        }
+        return nil
     }
 }

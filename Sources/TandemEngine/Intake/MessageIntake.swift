@@ -37,6 +37,9 @@ public final class MessageIntake: Sendable {
     }
 
     let directory: any SenderDirectory
+    let addresses: any PushAddressRegistry
+    /// Checks rendered push sizes at accept time; nil: not checked (the providers shorten the text only).
+    let payloads: (any PushPayloadMeasure)?
     let ledger: any MessageLedger
     let scheduler: Scheduler
     /// Starts spooled recipients; nil: nothing is spooled.
@@ -47,10 +50,13 @@ public final class MessageIntake: Sendable {
     let logger: Logger
     private let gate = IdempotencyGate()
 
-    public init(directory: any SenderDirectory, ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
+    public init(directory: any SenderDirectory, addresses: any PushAddressRegistry, payloads: (any PushPayloadMeasure)? = nil,
+                ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
                 policies: PolicySet, now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
                 logger: Logger = .discarding) {
         self.directory = directory
+        self.addresses = addresses
+        self.payloads = payloads
         self.ledger = ledger
         self.scheduler = scheduler
         self.drainer = drainer

@@ -134,14 +134,14 @@ public actor SpoolDrainer {
         // a message without an app was decided whole at acceptance.
         let countries = try app.flatMap { try directory.account(productToken: $0.account) }?.smsCountries ?? SMSCountryPolicy()
         let deliveries = chunk.recipients.map { msisdn -> Scheduler.NewDelivery in
-            if let until = chunk.validUntil, until <= now { return .expired(msisdn: msisdn, content: chunk.content) }
+            if let until = chunk.validUntil, until <= now { return .expired(recipient: .msisdn(msisdn), content: chunk.content) }
             let routed = Router.route(chunk.routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
             let (decision, region) = countries.restrict(routed, msisdn: msisdn)
             if let region {
                 logger.warning("spooled SMS caught by the account's country rule",
                                ["msisdn": .msisdn(msisdn), "region": .string(region.text), "mode": .string(countries.mode.rawValue)])
             }
-            return Scheduler.NewDelivery(msisdn: msisdn, content: chunk.content, decision: decision,
+            return Scheduler.NewDelivery(recipient: .msisdn(msisdn), content: chunk.content, decision: decision,
                                          smsValidity: chunk.validUntil.map { $0 - now } ?? configuration.defaultSMSValidity)
         }
         _ = try await scheduler.accept(deliveries, request: AcceptedRequest(spoolProgress: [chunk.progress]))

@@ -86,7 +86,7 @@ public enum APNsBenchmark {
         @Sendable func push(_ index: Int) -> PushRequest? {
             var generator = SystemRandomNumberGenerator()
             guard let msisdn, let token = PushToken("ok" + String(index, radix: 16)) else { return nil }
-            return PushRequest(key: DeliveryKey(Int64(index)), msisdn: msisdn,
+            return PushRequest(key: DeliveryKey(Int64(index)), recipient: .msisdn(msisdn),
                                targets: [PushTarget(deviceID: DeviceID(GUID.random(using: &generator)), platform: .iOS, token: token)],
                                policy: policy, content: message)
         }

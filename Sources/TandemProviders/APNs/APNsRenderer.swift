@@ -3,7 +3,7 @@ import TandemCore
 /// The one APNs payload renderer: a ``PushPresentation`` plus the push's own texts and identifiers in,
 /// the JSON body out. Pure; the sender supplies what is process-wide (the configured sound and badge).
 ///
-/// An empty presentation renders exactly what ``APNsPayload`` builds (same members, order and escapes):
+/// An empty presentation renders exactly what Tandem sent before presentations existed (same members, order and escapes):
 ///
 ///     {"aps":{"alert":{"title":<title>,"body":<body>},"sound":<sound>,"badge":<n>,"mutable-content":1},
 ///      <identifiers…>}
@@ -15,9 +15,12 @@ import TandemCore
 /// literal (see ``PushPresentation``); a custom key equal to `aps` or to an identifier's key is left out.
 /// Android fields are ignored.
 ///
-/// Only the title and the body are cut to fit ``APNsPayload/maximumBytes`` (as `APNsPayload` cuts them).
+/// Only the title and the body are cut to fit ``maximumBytes`` (as the payload before presentations cut them).
 /// Not guaranteed: that a payload whose other fields alone exceed the limit fits (APNs then refuses it).
 public struct APNsRenderer: Sendable, Hashable {
+    /// APNs' limit on a payload, in bytes.
+    public static let maximumBytes = 4_096
+
     /// `aps.sound` when the presentation sets none; nil sends none.
     public var sound: String?
     /// `aps.badge` when the presentation sets none; nil sends none.
@@ -38,7 +41,7 @@ public struct APNsRenderer: Sendable, Hashable {
     ///   - body: the message text, shown unless the presentation replaces or localises it.
     ///   - identifiers: top-level members after `aps`, e.g. `messageId` and `updateId`.
     public func payload(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember],
-                        limit: Int = APNsPayload.maximumBytes) -> [UInt8] {
+                        limit: Int = maximumBytes) -> [UInt8] {
         let full = render(presentation, title: title, body: body, identifiers: identifiers).compactText
         if full.utf8.count <= limit { return Array(full.utf8) }
         let (shownTitle, shownBody) = texts(presentation, title: title, body: body)

@@ -56,15 +56,16 @@ public final class APNsSender: PushSender {
 
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
         if Task.isCancelled || push.targets.isEmpty { return [:] }
-        let log = logger.with(["delivery": .int(push.key.rawValue), "msisdn": .msisdn(push.msisdn)])
+        let log = logger.with(["delivery": .int(push.key.rawValue), "recipient": .string(push.recipient.description)])
         let apns: APNsCredentials
         switch await PushFanOut.credentials(for: push, from: credentials, platform: "APNs", logger: log, \.apns) {
         case .success(let found): apns = found
         case .failure(let refused): return refused.verdicts
         }
         let start = clock.now()
-        let payload = APNsPayload(title: push.content.sender, body: push.content.body, sound: settings.sound,
-                                  badge: settings.badge, messageID: push.content.messageID, updateID: push.key).encoded()
+        let payload = APNsRenderer(sound: settings.sound, badge: settings.badge)
+            .payload(push.content.presentation, title: push.content.sender, body: push.content.body,
+                     identifiers: PushIdentifiers.members(messageID: push.content.messageID, updateID: push.key))
         let expiration = APNsNotification.expiration(for: push.policy, from: start, maximum: settings.providerMaximumTTL)
         let deadline = PushRetryPolicy.retryDeadline(for: push.policy, from: start, providerMaximum: settings.providerMaximumTTL)
         let route = Route(credentials: apns, baseURL: apns.sandbox ? settings.sandboxURL : settings.productionURL,

@@ -3,8 +3,8 @@ import TandemCore
 /// The one FCM v1 request-body renderer: a ``PushPresentation`` plus the push's texts and identifiers in,
 /// `{"message": …}` out. Pure.
 ///
-/// An empty presentation renders the same JSON as ``FCMMessage`` builds, with the same escapes, in this
-/// fixed member order (`FCMMessage`'s `JSONEncoder` orders members differently from run to run):
+/// An empty presentation renders the same JSON as Tandem sent before presentations existed, with the same escapes, in this
+/// fixed member order (that encoder's `JSONEncoder` ordered members differently from run to run):
 ///
 ///     {"message":{"token":…,"data":{<identifiers…>,"sender":…,"body":…},
 ///                 "notification":{"title":<sender>,"body":<text>},
@@ -23,7 +23,7 @@ import TandemCore
 ///
 /// When `includeNotification` is false there is no `notification` and no `android.notification`: the app
 /// builds its notification from `data`. The text is cut (on a character boundary, ending with "…") so that
-/// `data` and `notification` stay within `payloadLimit`, as `FCMMessage` cuts it.
+/// `data` and `notification` stay within `payloadLimit`, as before.
 /// Not guaranteed: that custom data leaves room (it is never cut), or that FCM accepts every data key
 /// (it refuses `from`, `notification`, `message_type` and keys starting with `google` or `gcm`).
 public struct FCMRenderer: Sendable, Hashable {
@@ -116,6 +116,13 @@ public struct FCMRenderer: Sendable, Hashable {
         notification.add("notification_priority", a.notificationPriority.map { .string($0.rawValue) })
         notification.add("notification_count", p.badge.map { .number(String($0)) })
         return notification.isEmpty ? nil : notification.value
+    }
+
+    /// The bytes `data` and `notification` take once the text is cut to fit: over ``payloadLimit`` only when
+    /// the presentation alone does not fit.
+    public func fittedPayloadBytes(_ presentation: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> Int {
+        payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
+                     identifiers: identifiers, sender: sender)
     }
 
     /// The bytes `data` and `notification` take: what FCM's payload limit counts.

@@ -47,7 +47,7 @@ public final class FCMSender: PushSender {
 
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
         if Task.isCancelled || push.targets.isEmpty { return [:] }
-        let log = logger.with(["delivery": .int(push.key.rawValue), "msisdn": .msisdn(push.msisdn)])
+        let log = logger.with(["delivery": .int(push.key.rawValue), "recipient": .string(push.recipient.description)])
         let fcm: FCMCredentials
         switch await PushFanOut.credentials(for: push, from: credentials, platform: "FCM", logger: log, \.fcm) {
         case .success(let found): fcm = found
@@ -68,8 +68,10 @@ public final class FCMSender: PushSender {
                                                                   providerMaximum: settings.providerMaximumTTL))
         @Sendable func message(_ target: PushTarget) -> FCMMessage {
             FCMMessage(token: target.token.text, messageID: push.content.messageID, updateID: push.key,
-                       sender: push.content.sender, text: push.content.body, includeNotification: settings.includeNotification,
-                       priority: push.policy.pushPriority, payloadLimit: settings.maximumPayloadBytes)
+                       sender: push.content.sender, text: push.content.body, presentation: push.content.presentation,
+                       priority: push.policy.pushPriority,
+                       renderer: FCMRenderer(includeNotification: settings.includeNotification,
+                                             payloadLimit: settings.maximumPayloadBytes))
         }
         return await PushFanOut.verdicts(for: push.targets, logger: log) { target, logger in
             await self.deliver(message(target), route: route, logger: logger)

@@ -45,7 +45,7 @@ public struct PlatformPushSender: PushSender {
             for target in targets { reject(target, push, why: "\(provider) is not configured", into: &verdicts) }
             return verdicts
         }
-        let part = PushRequest(key: push.key, msisdn: push.msisdn, targets: targets, policy: push.policy,
+        let part = PushRequest(key: push.key, recipient: push.recipient, targets: targets, policy: push.policy,
                                content: push.content)
         // A provider answers only for the targets it was given.
         let wanted = Set(targets.map(\.deviceID))

@@ -8,7 +8,7 @@ extension PushSimulator {
         guard logger.minimumLevel <= .info else { return }
         let fields: KeyValuePairs<String, Logger.Value> = [
             "delivery": .int(push.key.rawValue), "device": .string(target.deviceID.description),
-            "token": .string(target.token.description), "msisdn": .msisdn(push.msisdn),
+            "token": .string(target.token.description), "recipient": .string(push.recipient.description),
             "behaviour": .string(behaviour.name.rawValue),
         ]
         logger.info(Self.sentence(for: behaviour, receiptsOn: receiptsOn), fields)

@@ -83,7 +83,7 @@ public final class PushSimulator: PushSender {
         }
         if Task.isCancelled { return [:] }
         let behaviours = state.withLock { state in
-            push.targets.map { Self.behaviour(for: $0, msisdn: push.msisdn, settings: settings, generator: &state.generator) }
+            push.targets.map { Self.behaviour(for: $0, msisdn: push.recipient.msisdn, settings: settings, generator: &state.generator) }
         }
         let now = clock.now()
         let receiptsOn = receipts.isStarted
@@ -133,7 +133,7 @@ public final class PushSimulator: PushSender {
 
     /// The first rule that matches `target` decides, else the default. A rule's probability is drawn only
     /// once its token and number conditions hold, so rules that cannot match never consume draws.
-    static func behaviour(for target: PushTarget, msisdn: MSISDN, settings: Configuration.SimulatedPush,
+    static func behaviour(for target: PushTarget, msisdn: MSISDN?, settings: Configuration.SimulatedPush,
                           generator: inout SplitMix64) -> Configuration.SimulatedPushBehaviour {
         for rule in settings.rules where rule.matches(token: target.token, msisdn: msisdn) {
             guard let probability = rule.probability else { return rule.behaviour }

@@ -1,3 +1,6 @@
+// The APNs payload as Tandem built it before PushPresentation (kept as the reference the renderer's
+// empty-presentation output is compared with, byte for byte).
+@testable import TandemProviders
 import TandemCore
 
 /// The JSON body of one APNs notification:
@@ -12,18 +15,18 @@ import TandemCore
 /// The whole body stays within ``maximumBytes`` (Apple's 4 KB limit for alerts): a longer text is cut
 /// on a character boundary and ends with "…" — the app fetches the full content. If the sender name alone
 /// leaves no room, it is cut the same way. Not guaranteed: that a cut text reads well.
-public struct APNsPayload: Sendable, Hashable {
+struct APNsPayload: Sendable, Hashable {
     /// Apple's limit for a regular (non-VoIP) notification body.
-    public static let maximumBytes = 4_096
+    static let maximumBytes = 4_096
 
-    public var title: String
-    public var body: String
-    public var sound: String?
-    public var badge: Int?
-    public var messageID: GUID
-    public var updateID: DeliveryKey
+    var title: String
+    var body: String
+    var sound: String?
+    var badge: Int?
+    var messageID: GUID
+    var updateID: DeliveryKey
 
-    public init(title: String, body: String, sound: String?, badge: Int?, messageID: GUID, updateID: DeliveryKey) {
+    init(title: String, body: String, sound: String?, badge: Int?, messageID: GUID, updateID: DeliveryKey) {
         self.title = title
         self.body = body
         self.sound = sound
@@ -33,7 +36,7 @@ public struct APNsPayload: Sendable, Hashable {
     }
 
     /// The UTF-8 JSON, at most `limit` bytes when the fixed parts fit at all.
-    public func encoded(limit: Int = maximumBytes) -> [UInt8] {
+    func encoded(limit: Int = maximumBytes) -> [UInt8] {
         let full = json(title: title, body: body)
         if full.utf8.count <= limit { return Array(full.utf8) }
         // Room for the texts: what is left once both are empty ("" is 2 bytes each).
