@@ -47,18 +47,20 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
     public func liveSCGTokens() throws(StoreError) -> [SCGTokenGrant] {
         let accounts = try self.accounts()
         return try read { (db: Connection) throws(StoreError) -> [SCGTokenGrant] in
-            try db.query("""
+            var grants: [SCGTokenGrant] = []
+            for row in try db.query("""
                 SELECT t.token_sha256, a.product_token FROM scg_tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.revoked_at IS NULL
-                """).compactMap { (row) throws(StoreError) -> SCGTokenGrant? in
+                """) {
                 let hex = try row.get("token_sha256", as: String.self)
                 guard let digest = Self.bytes(hex: hex) else {
                     throw .decoding(column: "scg_tokens.token_sha256", message: "not hex: \(hex)")
                 }
                 let tokenText = try row.get("product_token", as: String.self)
-                guard let account = accounts.first(where: { $0.productToken.text == tokenText }) else { return nil }
-                return SCGTokenGrant(digest: digest, account: account)
+                guard let account = accounts.first(where: { $0.productToken.text == tokenText }) else { continue }
+                grants.append(SCGTokenGrant(digest: digest, account: account))
             }
+            return grants
         }
     }
 

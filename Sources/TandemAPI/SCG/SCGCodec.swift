@@ -107,7 +107,19 @@ public enum SCGCodec {
         do {
             return try PushPresentation(scgOptions: map)
         } catch {
-            throw .field("options." + error.key, "options.\(error.key): \(SCGOptionsText.describe(error))")
+            throw .field("options." + error.key, "options.\(error.key): \(Self.describe(error))")
+        }
+    }
+
+    /// A sentence for an options fault (the key is named by the caller).
+    static func describe(_ error: SCGOptionsError) -> String {
+        switch error {
+        case .unknownKey: "not a push option Tandem knows"
+        case .invalidValue(_, let expected): "must be \(expected.rawValue)"
+        case .notAJSONObject(_, let problem): "must be a JSON object as text: \(problem)"
+        case .mixedArray: "an appdata array holds numbers or strings, not both"
+        case .conflictingAppData: "the appdata name is used twice (as two types, or as a value and an array)"
+        case .reservedAppData: "the appdata name is reserved by the payload (aps)"
         }
     }
 
@@ -136,7 +148,7 @@ public enum SCGCodec {
             }
             switch SCGAddress.parse(text) {
             case .success(let recipient): recipients.append(recipient)
-            case .failure(let problem): throw .field("to[\(index)]", "to[\(index)]: \(problem)")
+            case .failure(let error): throw .field("to[\(index)]", "to[\(index)]: \(error.problem)")
             }
             raw.append(text)
         }

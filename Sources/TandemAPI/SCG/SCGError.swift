@@ -36,6 +36,8 @@ public struct SCGError: Error, Sendable, Hashable {
 public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
     /// No `Authorization: Bearer` token, or one that is unknown, revoked or of a disabled account (401).
     case unauthorized = "UNAUTHORIZED"
+    /// A valid token of a disabled account (403: refreshing the token will not help).
+    case accountDisabled = "ACCOUNT_DISABLED"
     /// The body is not a JSON object (400).
     case malformedRequest = "MALFORMED_REQUEST"
     /// A field is missing, repeated, of the wrong type or has a value that is refused (400).
@@ -48,6 +50,7 @@ public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
     public var status: Int {
         switch self {
         case .unauthorized: 401
+        case .accountDisabled: 403
         case .malformedRequest, .invalidField: 400
         case .notFound: 404
         case .internalError: 500
