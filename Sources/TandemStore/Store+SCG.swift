@@ -44,24 +44,18 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
         }
     }
 
-    public func liveSCGTokens() throws(StoreError) -> [SCGTokenGrant] {
-        let accounts = try self.accounts()
-        return try read { (db: Connection) throws(StoreError) -> [SCGTokenGrant] in
-            var grants: [SCGTokenGrant] = []
-            for row in try db.query("""
-                SELECT t.token_sha256, a.product_token FROM scg_tokens t JOIN accounts a ON a.id = t.account_id
-                WHERE t.revoked_at IS NULL
-                """) {
-                let hex = try row.get("token_sha256", as: String.self)
-                guard let digest = Self.bytes(hex: hex) else {
-                    throw .decoding(column: "scg_tokens.token_sha256", message: "not hex: \(hex)")
-                }
-                let tokenText = try row.get("product_token", as: String.self)
-                guard let account = accounts.first(where: { $0.productToken.text == tokenText }) else { continue }
-                grants.append(SCGTokenGrant(digest: digest, account: account))
-            }
-            return grants
+    public func scgTokenGrant(digest: [UInt8]) throws(StoreError) -> SCGTokenGrant? {
+        let tokenText = try read { (db: Connection) throws(StoreError) -> String? in
+            try db.scalar("""
+                SELECT a.product_token FROM scg_tokens t JOIN accounts a ON a.id = t.account_id
+                WHERE t.token_sha256 = ? AND t.revoked_at IS NULL
+                """, [.text(Self.hex(digest))], as: String.self)
         }
+        guard let tokenText else { return nil }
+        guard let productToken = ProductToken(tokenText) else {
+            throw .decoding(column: "accounts.product_token", message: "not a GUID: \(tokenText)")
+        }
+        return try account(productToken: productToken).map { SCGTokenGrant(digest: digest, account: $0) }
     }
 
     // MARK: Messages
@@ -151,27 +145,5 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
             out.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 }

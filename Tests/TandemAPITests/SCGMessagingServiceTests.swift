@@ -119,6 +119,12 @@ struct SCGMessagingServiceTests {
         let error = try #require(Self.json(refused)["error"] as? [String: Any])
         #expect(error["field"] as? String == "to[1]" && (error["description"] as? String)?.contains("nobody") == true)
         #expect(try f.h.count("SELECT COUNT(*) FROM messages") == 1)
+        // Only unknown senders (no app for the message at all): refused the same way, the intake does not trap.
+        let none = await Self.create(f, #"{"from":"Shop","to":["psh:apn@nobody@tok-d"],"body":"Hi"}"#)
+        #expect(none.status == 400 && (Self.json(none)["error"] as? [String: Any])?["field"] as? String == "to[0]")
+        let mixed = await Self.create(f, #"{"from":"Shop","to":["+31612345678","psh:apn@nobody@tok-e"],"body":"Hi"}"#)
+        #expect(mixed.status == 400 && (Self.json(mixed)["error"] as? [String: Any])?["field"] as? String == "to[1]")
+        #expect(try f.h.count("SELECT COUNT(*) FROM messages") == 1)
     }
 
     @Test("a phone number without application_id goes by SMS; with the app and a verified install, by push")

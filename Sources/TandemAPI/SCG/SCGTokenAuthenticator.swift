@@ -4,11 +4,12 @@ import TandemCrypto
 
 /// Finds the account an SCG bearer token belongs to.
 ///
-/// Tokens are stored as SHA-256 digests only. Live digests are held in memory keyed by their first eight
-/// bytes; a presented token is hashed, looked up by that prefix, and each digest under it compared in
-/// constant time. The table is reloaded when a token is not found (at most once per `refreshInterval`)
-/// and whenever it is older than `maximumAge`: a revoked token, or a disabled account, stops working within
-/// `maximumAge` (5 s by default), a new token works at once.
+/// Tokens are stored as SHA-256 digests only. A presented token is hashed; tokens seen recently are held in
+/// memory keyed by their digest's first eight bytes, and each digest under that key is compared with the
+/// presented one in constant time. A token not held (or held longer than `maximumAge`) is looked up in the
+/// store by its digest (one indexed read), so a token created a moment ago, by this server or by the CLI,
+/// works at once, and a valid token is never refused. A revoked token, or a disabled account, stops working
+/// within `maximumAge` (5 s by default). Unknown tokens are not remembered (random guesses cannot fill memory).
 public final class SCGTokenAuthenticator: Sendable {
     public enum Outcome: Sendable, Hashable {
         case authenticated(Account)
@@ -17,22 +18,19 @@ public final class SCGTokenAuthenticator: Sendable {
         case disabled
     }
 
-    private struct Table {
-        var byPrefix: [UInt64: [SCGTokenGrant]] = [:]
-        var loadedAt: Timestamp?
+    private struct Held {
+        let grant: SCGTokenGrant
+        let loadedAt: Timestamp
     }
 
     private let tokens: any SCGTokenStore
     private let now: @Sendable () -> Timestamp
-    private let refreshInterval: Duration
     private let maximumAge: Duration
-    private let table = Mutex(Table())
+    private let held = Mutex([UInt64: [Held]]())
 
-    public init(tokens: any SCGTokenStore, now: @escaping @Sendable () -> Timestamp,
-                refreshInterval: Duration = .milliseconds(200), maximumAge: Duration = .seconds(5)) {
+    public init(tokens: any SCGTokenStore, now: @escaping @Sendable () -> Timestamp, maximumAge: Duration = .seconds(5)) {
         self.tokens = tokens
         self.now = now
-        self.refreshInterval = refreshInterval
         self.maximumAge = maximumAge
     }
 
@@ -46,21 +44,21 @@ public final class SCGTokenAuthenticator: Sendable {
         let digest = Self.digest(token)
         let prefix = Self.prefix(digest)
         let current = now()
-        let (cached, loadedAt) = table.withLock { ($0.byPrefix[prefix], $0.loadedAt) }
-        var candidates = cached ?? []
-        let age = loadedAt.map { current - $0 }
-        let stale = age.map { $0 >= maximumAge } ?? true
-        let mayRefresh = age.map { $0 >= refreshInterval } ?? true
-        if stale || (candidates.isEmpty && mayRefresh) {
-            var byPrefix: [UInt64: [SCGTokenGrant]] = [:]
-            for grant in try tokens.liveSCGTokens() { byPrefix[Self.prefix(grant.digest), default: []].append(grant) }
-            table.withLock { $0 = Table(byPrefix: byPrefix, loadedAt: current) }
-            candidates = byPrefix[prefix] ?? []
+        let candidates = held.withLock { $0[prefix] ?? [] }.filter { current - $0.loadedAt < maximumAge }
+        var match: SCGTokenGrant?
+        // Every candidate is compared (in practice there is at most one), so the time does not depend on which matched.
+        for candidate in candidates where ConstantTime.equals(candidate.grant.digest, digest) { match = candidate.grant }
+        if match == nil {
+            let found = try tokens.scgTokenGrant(digest: digest)
+            held.withLock { table in
+                var entries = (table[prefix] ?? []).filter { current - $0.loadedAt < maximumAge && $0.grant.digest != digest }
+                if let found, ConstantTime.equals(found.digest, digest) { entries.append(Held(grant: found, loadedAt: current)) }
+                table[prefix] = entries.isEmpty ? nil : entries
+            }
+            if let found, ConstantTime.equals(found.digest, digest) { match = found }
         }
-        var match: Account?
-        for candidate in candidates where ConstantTime.equals(candidate.digest, digest) { match = candidate.account }
         guard let match else { return .unknown }
-        return match.disabled ? .disabled : .authenticated(match)
+        return match.account.disabled ? .disabled : .authenticated(match.account)
     }
 
     private static func prefix(_ digest: [UInt8]) -> UInt64 {

@@ -39,8 +39,9 @@ public protocol SCGTokenStore: Sendable {
     func scgTokens(account: ProductToken) throws -> [SCGTokenInfo]?
     /// Revokes the account's token `id`; false when the account has no such live token.
     func revokeSCGToken(account: ProductToken, id: Int64, at: Timestamp) async throws -> Bool
-    /// Every token that is not revoked, with its account (disabled accounts included: the caller refuses them).
-    func liveSCGTokens() throws -> [SCGTokenGrant]
+    /// The token with this SHA-256 digest and its account, unless revoked (a disabled account's included:
+    /// the caller refuses it). One indexed read.
+    func scgTokenGrant(digest: [UInt8]) throws -> SCGTokenGrant?
 }
 
 /// What the SCG messaging API reads and changes about its own messages (those sent with `api` `scg`).
