@@ -29,21 +29,6 @@ extension Store: SenderDirectory, MessageLedger {
         }
     }
 
-    public func idempotentResponse(account: ProductToken, key: String) throws(StoreError) -> IdempotencyRecord? {
-        try read { (db: Connection) throws(StoreError) -> IdempotencyRecord? in
-            guard let row = try db.queryFirst("""
-                SELECT k.request_digest, k.status, k.content_type, k.body, k.created_at
-                FROM idempotency_keys k JOIN accounts a ON a.id = k.account_id
-                WHERE a.product_token = ? AND k.key = ?
-                """, [.text(account.text), .text(key)]) else { return nil }
-            return IdempotencyRecord(account: account, key: key, requestDigest: try row.get("request_digest", as: String.self),
-                                     status: Int(try row.get("status", as: Int64.self)),
-                                     contentType: try row.get("content_type", as: String.self),
-                                     body: try row.get("body", as: [UInt8].self),
-                                     createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
-        }
-    }
-
     /// Deletes idempotency keys created before `cutoff`; returns how many.
     @discardableResult
     public func purgeIdempotencyKeys(createdBefore cutoff: Timestamp) async throws(StoreError) -> Int {

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemStore
 
 /// `tandem account create NAME`, `tandem account set-webhook TOKEN URL|none [--format json|xml]` and
@@ -40,18 +41,13 @@ struct AccountCommand {
 
     private func create(_ parsed: Arguments) async throws(CommandFailure) {
         let words = try parsed.expectPositional(2, usage: "tandem account create NAME [--config PATH]")
-        let name = words[1].trimmingASCIISpaces()
-        guard Account.isValidName(name) else {
-            throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
-        }
         let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        var generator = SystemRandomNumberGenerator()
-        let account = Account(name: name, productToken: .random(using: &generator), createdAt: ProcessIO.unixMilliseconds())
-        do {
-            try await store.insert(account)
+        let account: Account
+        do throws(Administration.Failure) {
+            account = try await Administration(registry: store, now: ProcessIO.now).createAccount(name: words[1])
         } catch {
             await store.close()
-            throw CommandFailure(.failure, "cannot create the account: \(error)")
+            throw CommandFailure(error)
         }
         await store.close()
         ProcessIO.writeOutput("""

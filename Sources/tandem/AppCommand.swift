@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemStore
 
 /// `tandem app …`: the app manager on the command line — create, list, show, rotate-secret, set-apns, set-fcm,
@@ -80,10 +81,6 @@ struct AppCommand {
         let usage = "tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical] [--config PATH]"
         try parsed.expectOnly(["config", "account", "type"], usage: usage)
         let words = try parsed.expectPositional(2, usage: usage)
-        let name = words[1].trimmingASCIISpaces()
-        guard Account.isValidName(name) else {
-            throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
-        }
         guard let tokenText = parsed.option("account") else {
             throw CommandFailure(.usage, "--account PRODUCT_TOKEN is required")
         }
@@ -94,24 +91,12 @@ struct AppCommand {
             ?? .default
 
         let (app, account) = try await withStore(parsed) { store throws(CommandFailure) -> (App, Account) in
-            let account: Account?
-            do {
-                account = try store.account(productToken: token)
+            do throws(Administration.Failure) {
+                return try await Administration(registry: store, now: ProcessIO.now)
+                    .createApp(name: words[1], account: token, defaultMessageType: type)
             } catch {
-                throw CommandFailure(.failure, "cannot read accounts: \(error)")
+                throw CommandFailure(error)
             }
-            guard let account, !account.disabled else {
-                throw CommandFailure(.dataError, "no active account has product token \(token)")
-            }
-            var generator = SystemRandomNumberGenerator()
-            let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
-                          account: account.productToken, defaultMessageType: type, createdAt: ProcessIO.unixMilliseconds())
-            do {
-                try await store.insert(app)
-            } catch {
-                throw CommandFailure(.failure, "cannot create the app: \(error)")
-            }
-            return (app, account)
         }
         ProcessIO.writeOutput("""
             app:          \(app.name) (account \(account.name))

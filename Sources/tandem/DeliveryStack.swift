@@ -48,7 +48,7 @@ final class DeliveryStack: Sendable {
                                        defaultSMSValidity: settings.defaultSMSValidity),
                                    logger: logger.with(["component": "spool"]))
         self.drainer = drainer
-        intake = MessageIntake(directory: store, addresses: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
+        intake = MessageIntake(directory: store, addresses: store, keys: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
                                now: now,
                                configuration: MessageIntake.Configuration(
                                    defaultSMSValidity: settings.defaultSMSValidity,

@@ -1,3 +1,5 @@
+import TandemEngine
+
 /// Process exit statuses, after BSD `sysexits.h`, so scripts can tell a typo from an outage.
 enum ExitCode: Int32 {
     case ok = 0
@@ -19,5 +21,17 @@ struct CommandFailure: Error {
     init(_ code: ExitCode, _ message: String) {
         self.code = code
         self.message = message
+    }
+}
+
+extension CommandFailure {
+    /// An ``Administration`` refusal in the CLI's words and exit codes.
+    init(_ failure: Administration.Failure) {
+        switch failure {
+        case .invalidName: self.init(.usage, "NAME must be 1 to 100 printable characters")
+        case .unknownAccount(let token): self.init(.dataError, "no active account has product token \(token)")
+        case .accountDisabled(let account): self.init(.dataError, "no active account has product token \(account.productToken)")
+        case .store(let problem): self.init(.failure, problem)
+        }
     }
 }

@@ -46,7 +46,7 @@ final class GatewayHarness: Sendable {
         let clock = clock
         drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: .specDefaults,
                                now: { clock.now() }, configuration: SpoolDrainer.Configuration(chunk: spoolChunk))
-        intake = MessageIntake(directory: store, addresses: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: .specDefaults,
+        intake = MessageIntake(directory: store, addresses: store, keys: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: .specDefaults,
                                now: { clock.now() }, configuration: MessageIntake.Configuration(spoolThreshold: spoolThreshold))
         service = CMGatewayService(intake: intake, ledger: store,
                                    authenticator: ProductTokenAuthenticator(directory: store, now: { clock.now() }))

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemHTTP
 
 /// The app manager over HTTP, for operators and provisioning scripts (JSON in and out):
@@ -38,6 +39,7 @@ public struct AdminAppsEndpoint: Sendable {
     public static let disabledMessage = "the admin API is disabled: set TANDEM_ADMIN_TOKEN"
 
     let registry: any AppRegistry
+    let administration: Administration
     private let adminToken: [UInt8]?
     let now: @Sendable () -> Timestamp
     private let isRegularFile: @Sendable (String) -> Bool
@@ -54,6 +56,7 @@ public struct AdminAppsEndpoint: Sendable {
                 isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
                 prefixBlocks: (any PrefixBlockControl)? = nil) {
         self.registry = registry
+        self.administration = Administration(registry: registry, now: now)
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.now = now
         self.isRegularFile = isRegularFile
@@ -132,9 +135,7 @@ public struct AdminAppsEndpoint: Sendable {
     private func createAccount(_ request: Request) async throws(AdminFailure) -> Response {
         let body = try AdminRequestBody(request.body, keys: ["name"])
         let name = try Self.name(body)
-        var generator = SystemRandomNumberGenerator()
-        let account = Account(name: name, productToken: .random(using: &generator), createdAt: now().milliseconds)
-        try await call("create an account") { try await registry.insert(account) }
+        let account = try await administer { () throws(Administration.Failure) in try await administration.createAccount(name: name) }
         logger.info("account created", ["account": .string(account.name)])
         return AdminJSON.response(.created, AdminJSON.object([
             "name": .string(account.name), "productToken": .string(account.productToken.text),
@@ -157,14 +158,9 @@ public struct AdminAppsEndpoint: Sendable {
             throw .badRequest("\"account\" must be the account's product token (a GUID)")
         }
         let type = try body.string("defaultMessageType").map { text throws(AdminFailure) in try Self.messageType(text) } ?? .default
-        guard let account = try call("read the account", { try registry.account(productToken: token) }) else {
-            throw .notFound("no account has product token \(token)")
+        let (app, account) = try await administer { () throws(Administration.Failure) in
+            try await administration.createApp(name: name, account: token, defaultMessageType: type)
         }
-        guard !account.disabled else { throw .conflict("the account \(JSONText.quoted(account.name)) is disabled") }
-        var generator = SystemRandomNumberGenerator()
-        let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
-                      account: account.productToken, defaultMessageType: type, createdAt: now().milliseconds)
-        try await call("create an app") { try await registry.insert(app) }
         logger.info("app created", ["appKey": .string(app.key.text), "account": .string(account.name)])
         let summary = AppSummary(app: app, accountName: account.name, pushCredentials: AppPushCredentials())
         var response = AdminJSON.response(.created, AdminJSON.createdApp(summary))
@@ -277,6 +273,22 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     static func unknownApp(_ key: AppKey) -> AdminFailure { .notFound("no app has key \(key.text)") }
+
+    /// Runs an ``Administration`` call, its refusals in the admin API's words.
+    private func administer<T>(_ body: () async throws(Administration.Failure) -> T) async throws(AdminFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            switch error {
+            case .invalidName: throw .badRequest("\"name\" must be 1 to 100 printable characters")
+            case .unknownAccount: throw .notFound(error.description)
+            case .accountDisabled: throw .conflict(error.description)
+            case .store(let problem):
+                logger.error("admin store failure", ["error": .string(problem)])
+                throw .storeFailed
+            }
+        }
+    }
 
     private static func name(_ body: AdminRequestBody) throws(AdminFailure) -> String {
         let name = try body.requiredString("name").trimmingASCIISpaces()
