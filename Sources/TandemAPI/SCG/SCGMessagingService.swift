@@ -59,7 +59,8 @@ public final class SCGMessagingService: Sendable {
         switch result {
         case .stored(_, let reply), .replayed(let reply), .refused(let reply):
             return reply
-        case .idempotencyKeyReused, .failed:
+        case .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
+            // No idempotency key is claimed for SCG requests: only `.failed` can occur.
             return SCGError(.internalError, "internal error; nothing was stored").reply
         }
     }
