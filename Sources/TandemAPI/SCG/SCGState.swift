@@ -1,7 +1,8 @@
 import TandemCore
 
 /// A message request's state, derived from its recipients' messages:
-/// - `TRANSMITTING` while any recipient's message is not final (queued, in flight, waiting for a report);
+/// - `TRANSMITTING` while any recipient's message is `ACCEPTED` or `SENT` (queued, in flight, waiting for a
+///   delivery ack or report);
 /// - `CANCELED` once every message is final and every one was cancelled (by the sender, or withdrawn);
 /// - `COMPLETED` once every message is final otherwise.
 /// `CANCELED` is also the one state a sender may set (`POST …/message_requests/{id}`).
@@ -51,8 +52,8 @@ public enum SCGMessageState: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The state of a delivery. (A non-final delivery whose status is Delivered waits for a read: its state
-    /// is `DELIVERED` but ``isFinal`` holds only for the request's purposes once the delivery is final.)
+    /// The state of a delivery. A delivered push that still waits for its read (Critical) is `DELIVERED`
+    /// already, and counts as done for the request's state; a later read makes it `READ`.
     public static func of(_ delivery: Delivery) -> SCGMessageState {
         if let resolution = delivery.resolution { return of(resolution) }
         if delivery.status == .delivered || delivery.status == .read { return .delivered }
