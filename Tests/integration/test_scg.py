@@ -308,3 +308,31 @@ def test_cm_msg_with_options_reaches_apns_mapped(stack):
     [request] = wait_for(lambda: apns_requests_for(stack, token), timeout=15, what="the CM push")
     assert (request["payload"]["aps"]["badge"], request["payload"]["aps"]["sound"], request["payload"]["ref"]) \
         == (7, "chime.caf", "cm-1"), request
+
+
+def test_sender_ids_cli_and_admin(stack):
+    second = create_app(stack.server, stack.account, "Shop Android")
+    out = run_tandem("app", "set-fcm", second, "--service-account", str(stack.fcm.service_account),
+                     "--config", str(stack.server.config_path))
+    assert out.returncode == 0, out.stderr
+    status, _, refused = stack.admin("PUT", f"/admin/apps/{second}/sender-id", {"senderId": "shop-ios"})
+    assert status == 409 and stack.app in refused["error"], refused
+    status, _, refused = stack.admin("PUT", f"/admin/apps/{second}/sender-id", {"senderId": "bad@id"})
+    assert status == 400, refused
+    out = run_tandem("app", "set-sender-id", second, "shop-ios", "--config", str(stack.server.config_path))
+    assert out.returncode == 65 and stack.app in out.stderr, out
+    out = run_tandem("app", "set-sender-id", second, "shop-droid", "--config", str(stack.server.config_path))
+    assert out.returncode == 0 and "sender id:" in out.stdout and "shop-droid" in out.stdout, out
+    # An app of another account may use the same sender id: it names that account's app only.
+    other_app = create_app(stack.server, stack.other_account, "Other app")
+    assert stack.admin("PUT", f"/admin/apps/{other_app}/sender-id", {"senderId": "shop-droid"})[0] == 200
+    token = "ok-fcm-" + "a7" * 20
+    request_id = stack.send({"from": "Shop", "to": [f"psh:fcm@shop-droid@{token}"], "body": "Hi"})
+    wait_for(lambda: next((s for s in stack.fcm.sends() if s.get("token") == token), None), timeout=15, what="the FCM send")
+    assert query(stack.server, """SELECT a.app_key FROM registrations r JOIN apps a ON a.id = r.app_id
+                                  WHERE r.push_token = ?""", (token,)) == [(second,)]
+    stack.wait_state(request_id, {"SENT"})
+    status, _, cleared = stack.admin("PUT", f"/admin/apps/{second}/sender-id", {"senderId": None})
+    assert status == 200 and cleared["senderId"] is None, cleared
+    status, reply = stack.scg("POST", "/message_requests", {"from": "Shop", "to": [f"psh:fcm@shop-droid@{token}"], "body": "Hi"})
+    assert status == 400 and reply["error"]["field"] == "to[0]", reply
