@@ -42,13 +42,13 @@ struct SCGCodecTests {
     @Test("every field: from without sender_id:, recipients in order, options as the presentation, app, expiry, reference, campaign; stored fields as compact JSON")
     func everyField() throws {
         let request = try Self.decode("""
-            {"from":"sender_id:Xa13m001g9co35SkkcHeE6","to":["psh:apn@Xa13m001g9co35SkkcHeE6@\(Self.token)","+31612345678"],
+            {"from":"sender_id:ShopNL","to":["psh:apn@Xa13m001g9co35SkkcHeE6@\(Self.token)","+31612345678"],
              "body":"Hi","options":{"push:badge":"4","push:sound":"cat.wav","other:key":"ignored"},
              "application_id":"11111111-2222-4333-8444-555555555555","external_id":"ext-1","expiry_time":"2030-01-01T00:00:00Z",
              "scheduled_delivery_time":"2029-12-31T23:00:00+01:00","test_message_flag":true,"campaign_id":"spring",
              "failover":{"type":"SMS"},"conversation_id":null,"attachments":null,"unknown_field":5}
             """)
-        #expect(request.sender == "Xa13m001g9co35SkkcHeE6" && request.from == "sender_id:Xa13m001g9co35SkkcHeE6")
+        #expect(request.sender == "ShopNL" && request.from == "sender_id:ShopNL")
         #expect(request.recipients == [.pushAddress(PushAddress(platform: .iOS, app: "Xa13m001g9co35SkkcHeE6", token: PushToken(Self.token)!)),
                                        .msisdn(MSISDN("+31612345678")!)])
         var presentation = PushPresentation()
@@ -56,12 +56,12 @@ struct SCGCodecTests {
         presentation.sound = .named("cat.wav")
         #expect(request.presentation == presentation)
         let command = request.command
-        #expect(command.api == "scg" && command.body == "Hi" && command.sender == "Xa13m001g9co35SkkcHeE6")
+        #expect(command.api == "scg" && command.body == "Hi" && command.sender == "ShopNL")
         #expect(command.appKey == AppKey("11111111-2222-4333-8444-555555555555"))
         #expect(command.validity == .absolute(Timestamp(milliseconds: 1_893_456_000_000)))
         #expect(command.reference == "ext-1" && command.customGroupings == ["spring", nil, nil])
         #expect(command.allowedChannels == .all && command.messageType == nil)
-        #expect(command.extra == #"{"from":"sender_id:Xa13m001g9co35SkkcHeE6","to":["psh:apn@Xa13m001g9co35SkkcHeE6@\#(Self.token)","+31612345678"],"#
+        #expect(command.extra == #"{"from":"sender_id:ShopNL","to":["psh:apn@Xa13m001g9co35SkkcHeE6@\#(Self.token)","+31612345678"],"#
             + #""application_id":"11111111-2222-4333-8444-555555555555","external_id":"ext-1","expiry_time":"2030-01-01T00:00:00Z","#
             + #""scheduled_delivery_time":"2029-12-31T23:00:00+01:00","test_message_flag":true,"campaign_id":"spring","failover":{"type":"SMS"}}"#)
     }
@@ -94,6 +94,7 @@ struct SCGCodecTests {
         (#"{"from":"","to":["+31612345678"],"body":"Hi"}"#, .invalidField, "from"),
         (#"{"from":"sender_id:","to":["+31612345678"],"body":"Hi"}"#, .invalidField, "from"),
         (#"{"from":"Shop","from":"Shop","to":["+31612345678"],"body":"Hi"}"#, .invalidField, "from"),
+        (#"{"from":"Xa13m001g9co35SkkcHeE6","to":["psh:apn@a@t","+31612345678"],"body":"Hi"}"#, .invalidField, "from"),
         (#"{"from":"Shop","body":"Hi"}"#, .invalidField, "to"),
         (#"{"from":"Shop","to":"+31612345678","body":"Hi"}"#, .invalidField, "to"),
         (#"{"from":"Shop","to":[],"body":"Hi"}"#, .invalidField, "to"),

@@ -5,7 +5,8 @@ import TandemCore
 /// Keys are matched exactly (SCG's JSON is snake_case); unknown keys, and `null` values, are ignored
 /// (Syniverse's SDKs send fields Tandem has no use for, such as `conversation_id` or `attachments`). A key
 /// given twice, a value of the wrong type or a refused value is a 400 naming the field; the first fault in
-/// the order `from`, `to`, `body`, `options`, then the optional fields, is reported.
+/// the order `from`, `to`, `body`, `options`, then the optional fields, is reported. With a phone number
+/// in `to`, `from` must also be a valid SMS sender (CM's rule: up to 11 GSM characters, or up to 16 digits).
 public enum SCGCodec {
     public static let maximumRecipients = 1_000
     static let maximumTextField = 100
@@ -26,6 +27,10 @@ public enum SCGCodec {
             throw .field("from", "from must be 1-64 characters without control characters (optionally sender_id:<id>)")
         }
         let (to, recipients) = try addresses(fields["to"])
+        // A phone number may go by SMS, whose sender field has CM's rules (a psh:-only request's `from` is free).
+        if recipients.contains(where: { if case .msisdn = $0 { true } else { false } }), CMSender(sender) == nil {
+            throw .field("from", "from \(JSONText.quoted(sender)) cannot send SMS to the phone numbers in to: it " + CMSender.rule)
+        }
         let body = try requiredString(fields, "body", allowEmpty: true)
         if let control = CMMessageDecoder.firstControlCharacter(in: body) {
             throw .field("body", "body contains the control character \(control)")
