@@ -20,6 +20,7 @@ struct AppCommand {
                                    --topic BUNDLE_ID [--sandbox] [--config PATH]
                tandem app set-fcm APP_KEY --service-account PATH [--config PATH]
                tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]
+               tandem app set-sender-id APP_KEY SENDER_ID|none [--config PATH]
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
@@ -38,6 +39,9 @@ struct AppCommand {
                        topic (the app's bundle ID); --sandbox for the development environment.
         set-fcm        Sets the FCM v1 credentials: the Google service-account JSON file on this machine.
         set-type       Sets the appMessageType used when a message names none.
+        set-sender-id  Sets the other name the app is addressed by in the SCG API (`psh:apn@SENDER_ID@<token>`,
+                       `from`): 1-64 printable characters without `@`, `:` or spaces, unique among the
+                       account's apps; `none` removes it.
         set-sms-protection
                        Sets how the app's PIN SMS are protected against SMS pumping (the whole setting; an
                        option left out is its default): --allow NL,BE sends PINs only to those regions
@@ -66,6 +70,7 @@ struct AppCommand {
         case "set-apns": try await setAPNs(parsed)
         case "set-fcm": try await setFCM(parsed)
         case "set-type": try await setType(parsed)
+        case "set-sender-id": try await setSenderID(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")

@@ -38,6 +38,7 @@ enum AppText {
             ("app key", app.key.text),
             ("account", details.accountName),
             ("default type", app.defaultMessageType.wireName),
+            ("sender id", app.senderID ?? "none"),
             ("created", ISO8601.format(Timestamp(milliseconds: app.createdAt))),
         ]
         if let apns = details.pushCredentials.apns {

@@ -12,6 +12,7 @@ final class DeliveryStack: Sendable {
     let scheduler: Scheduler
     let dispatcher: Dispatcher
     let gateway: CMGatewayService
+    let scg: SCGMessagingService
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
@@ -56,6 +57,8 @@ final class DeliveryStack: Sendable {
                                logger: logger.with(["component": "intake"]), metrics: deliveryMetrics)
         gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
+        scg = SCGMessagingService(intake: intake, messages: store, authenticator: SCGTokenAuthenticator(tokens: store, now: now),
+                                  scheduler: scheduler, logger: logger.with(["component": "scg"]))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
                                      voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
@@ -76,6 +79,7 @@ final class DeliveryStack: Sendable {
 
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
+        SCGMessagingEndpoint(service: scg).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }
