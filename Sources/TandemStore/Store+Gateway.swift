@@ -75,8 +75,10 @@ extension Store: SenderDirectory, MessageLedger {
         }
     }
 
-    private static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
-                                    decoder: JSONDecoder) throws(StoreError) -> MessageView {
+    /// One message row (`m.*` columns and `p.app_key`, as ``messageViews(where:_:account:)`` selects them) as
+    /// its view; also the SCG reads' (`Store+SCG.swift`).
+    static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
+                            decoder: JSONDecoder) throws(StoreError) -> MessageView {
         let idText = try row.get("message_id", as: String.self)
         guard let id = GUID(idText),
               let type = AppMessageType(wireName: try row.get("message_type", as: String.self)) else {

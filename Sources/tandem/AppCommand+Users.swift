@@ -3,8 +3,7 @@ import TandemCore
 import TandemEngine
 import TandemStore
 
-/// `tandem app user add|list|revoke` (cospace's app users and their bearer tokens) and
-/// `tandem app set-sender-id` (the FCM sender id `/api/push` tells clients).
+/// `tandem app user add|list|revoke`: cospace's app users and their bearer tokens.
 ///
 /// Guaranteed: a user's bearer token is printed only by `user add`, once; only its SHA-256 is stored.
 extension AppCommand {
@@ -13,7 +12,6 @@ extension AppCommand {
                tandem app user list APP_KEY [--config PATH]
                tandem app user revoke APP_KEY USER_ID [--config PATH]
         """
-    static let setSenderIDUsage = "tandem app set-sender-id APP_KEY SENDER_ID|--clear [--config PATH]"
 
     func user(_ parsed: Arguments) async throws(CommandFailure) {
         try parsed.expectOnly(["config"], usage: Self.userUsage)
@@ -96,29 +94,6 @@ extension AppCommand {
         case .unknownUser: throw CommandFailure(.dataError, "no active user \(user.text) of app \(key.text)")
         case .unknownApp: throw Self.unknownApp(key)
         }
-    }
-
-    func setSenderID(_ parsed: Arguments) async throws(CommandFailure) {
-        try parsed.expectOnly(["config", "clear"], usage: Self.setSenderIDUsage)
-        let words = parsed.positional
-        let senderID: String?
-        switch (words.count, parsed.flag("clear")) {
-        case (3, false): senderID = words[2]
-        case (2, true): senderID = nil
-        default: throw CommandFailure(.usage, "usage: \(Self.setSenderIDUsage)")
-        }
-        let key = try Self.appKey(words[1])
-        if let senderID, !Self.isValidSenderID(senderID) {
-            throw CommandFailure(.usage, "SENDER_ID must be 1 to 100 printable ASCII characters without spaces")
-        }
-        try await update(parsed, key: key, action: "set the sender id") { store, key throws(StoreError) in
-            try await store.setSenderID(app: key, to: senderID)
-        }
-    }
-
-    /// 1–100 printable ASCII characters, no space (a Firebase project number, an SCG sender name).
-    static func isValidSenderID(_ text: String) -> Bool {
-        (1...100).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     private static func userID(_ text: String) throws(CommandFailure) -> AppUserID {

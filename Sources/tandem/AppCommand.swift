@@ -20,10 +20,10 @@ struct AppCommand {
                                    --topic BUNDLE_ID [--sandbox] [--config PATH]
                tandem app set-fcm APP_KEY --service-account PATH [--config PATH]
                tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]
+               tandem app set-sender-id APP_KEY SENDER_ID|none [--config PATH]
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
-               tandem app set-sender-id APP_KEY SENDER_ID|--clear [--config PATH]
                tandem app user add APP_KEY [USER_ID] [--config PATH]
                tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
 
@@ -41,6 +41,10 @@ struct AppCommand {
                        topic (the app's bundle ID); --sandbox for the development environment.
         set-fcm        Sets the FCM v1 credentials: the Google service-account JSON file on this machine.
         set-type       Sets the appMessageType used when a message names none.
+        set-sender-id  Sets the other name the app is addressed by in the SCG API (`psh:apn@SENDER_ID@<token>`,
+                       `from`): 1-64 printable characters without `@`, `:` or spaces, unique among the
+                       account's apps; `none` removes it. cospace's GET /api/push tells clients it as the FCM
+                       `sender_id` (set the Firebase project number there).
         set-sms-protection
                        Sets how the app's PIN SMS are protected against SMS pumping (the whole setting; an
                        option left out is its default): --allow NL,BE sends PINs only to those regions
@@ -49,8 +53,6 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
-        set-sender-id  Sets the app's sender id: the FCM sender id (Firebase project number) cospace's
-                       GET /api/push tells clients, and the name SCG push addresses may use. --clear removes it.
         user           cospace's app users: `add` creates one (USER_ID a UUID, random when left out) and prints
                        its bearer token for /api/push, once; `list` shows them; `revoke` stops the token and
                        deletes the user's push tokens.
@@ -64,7 +66,7 @@ struct AppCommand {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
                                "mode", "allow", "deny", "pin-length"],
-            flags: ["sandbox", "clear"], usage: Self.usage) else { return }
+            flags: ["sandbox"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
@@ -74,9 +76,9 @@ struct AppCommand {
         case "set-apns": try await setAPNs(parsed)
         case "set-fcm": try await setFCM(parsed)
         case "set-type": try await setType(parsed)
+        case "set-sender-id": try await setSenderID(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
-        case "set-sender-id": try await setSenderID(parsed)
         case "user": try await user(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }

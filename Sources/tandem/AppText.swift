@@ -39,6 +39,7 @@ enum AppText {
             ("app key", app.key.text),
             ("account", details.accountName),
             ("default type", app.defaultMessageType.wireName),
+            ("sender id", app.senderID ?? "none"),
             ("created", ISO8601.format(Timestamp(milliseconds: app.createdAt))),
         ]
         if let apns = details.pushCredentials.apns {
@@ -56,7 +57,6 @@ enum AppText {
         lines.append(("pin sms countries", countries(protection.countries)))
         lines.append(("pin sms mode", protection.mode.rawValue))
         lines.append(("pin length", protection.pinLength.map(String.init) ?? "the configured length"))
-        if let senderID = app.senderID { lines.append(("sender id", senderID)) }
         lines.append(("registrations", registrations(details)))
         if let cospace { lines.append(("cospace", "\(cospace.users) users, \(cospace.tokens) push tokens")) }
         let width = (lines.map(\.0.count).max() ?? 0) + 2

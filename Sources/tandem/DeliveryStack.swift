@@ -12,6 +12,7 @@ final class DeliveryStack: Sendable {
     let scheduler: Scheduler
     let dispatcher: Dispatcher
     let gateway: CMGatewayService
+    let scg: SCGMessagingService
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
@@ -26,17 +27,18 @@ final class DeliveryStack: Sendable {
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
-         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, logger: Logger) {
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, deliveryMetrics: DeliveryMetrics,
+         logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
         let clock = SystemClock()
-        dispatcher = Dispatcher(push: providers.push, sms: providers.sms)
+        dispatcher = Dispatcher(push: providers.push, sms: providers.sms, metrics: deliveryMetrics)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers,
                                                                          smsReportWait: configuration.scheduler.smsReportWait),
-                                  logger: logger.with(["component": "scheduler"]))
+                                  logger: logger.with(["component": "scheduler"]), metrics: deliveryMetrics)
         self.scheduler = scheduler
         self.providers = providers
         providers.connect(to: scheduler)
@@ -54,9 +56,11 @@ final class DeliveryStack: Sendable {
                                configuration: MessageIntake.Configuration(
                                    defaultSMSValidity: settings.defaultSMSValidity,
                                    spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
-                               logger: logger.with(["component": "intake"]))
+                               logger: logger.with(["component": "intake"]), metrics: deliveryMetrics)
         gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
+        scg = SCGMessagingService(intake: intake, messages: store, authenticator: SCGTokenAuthenticator(tokens: store, now: now),
+                                  scheduler: scheduler, logger: logger.with(["component": "scg"]))
         cospace = CospaceEndpoint(
             tokens: CospacePushService(registry: store, directory: store, credentials: store, now: now, logger: logger),
             events: CospaceEventService(intake: intake, ledger: store, directory: store, registry: store,
@@ -66,7 +70,8 @@ final class DeliveryStack: Sendable {
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]),
-                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
+                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster,
+                                     deliveryMetrics: deliveryMetrics)
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -75,11 +80,12 @@ final class DeliveryStack: Sendable {
                                 schedule: RetrySchedule(initialDelay: reports.initialRetryDelay,
                                                         maximumDelay: reports.maximumRetryDelay,
                                                         giveUpAfter: reports.giveUpAfter)),
-                            logger: logger.with(["component": "statusReports"]))
+                            logger: logger.with(["component": "statusReports"]), metrics: deliveryMetrics)
     }
 
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
+        SCGMessagingEndpoint(service: scg).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
         cospace.register(in: &router)
         providers.register(in: &router, scheduler: scheduler)

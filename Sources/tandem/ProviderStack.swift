@@ -20,7 +20,12 @@ final class ProviderStack: Sendable {
     private let smppClient: SMPPClient?
     private let clients: [HTTPClient]
     private let pushShutdown: [@Sendable () async -> Void]
+    /// The push services' HTTP clients by provider (`apns`, `fcm`); none with the simulator.
+    let pushStatistics: [(provider: String, read: @Sendable () -> HTTPClientStatistics)]
     private let logger: Logger
+
+    /// SMPP binds currently bound; nil when SMS does not go through SMPP.
+    var smppBindsUp: Int? { smppClient?.status.boundBinds }
 
     /// `credentials` are the apps' APNs and FCM credentials (the store), read when a push goes out.
     init(configuration: Configuration, credentials: any PushCredentialsSource, logger: Logger) throws(CommandFailure) {
@@ -40,6 +45,7 @@ final class ProviderStack: Sendable {
         case .simulator:
             let simulator = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
             (push, pushSimulator, pushShutdown) = (simulator, simulator, [])
+            pushStatistics = []
         case .services(let apnsConfiguration, let fcmConfiguration):
             let clock = SystemClock()
             let pushLogger = logger.with(["component": "push"])
@@ -58,6 +64,7 @@ final class ProviderStack: Sendable {
                 let fcm = try FCMSender(settings: fcmSettings, credentials: credentials, clock: clock, logger: pushLogger)
                 push = PlatformPushSender(apns: apns, fcm: fcm, logger: pushLogger)
                 pushShutdown = [{ await apns.shutdown() }, { await fcm.shutdown() }]
+                pushStatistics = [("apns", { apns.statistics.http }), ("fcm", { fcm.httpStatistics })]
             } catch {
                 throw CommandFailure(.failure, "providers.push: \(error)")
             }

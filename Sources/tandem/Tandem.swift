@@ -13,8 +13,10 @@ struct Tandem {
           app create NAME       create an app and print its app key and app secret
           app list | show KEY   list apps, or show one app's settings and push credentials (never its secret)
           app rotate-secret KEY replace an app's secret and print the new one
-          app set-apns | set-fcm | set-type KEY …
-                                set an app's APNs or FCM credentials, or its default message type
+          app set-apns | set-fcm | set-type | set-sender-id KEY …
+                                set an app's APNs or FCM credentials, default message type or sender id
+          scg token create | list | revoke PRODUCT_TOKEN …
+                                manage an account's bearer tokens for the SCG messaging API
           kannel check-smsbox FILE
                                 check that Kannel's smsbox retries DLR callbacks made while Tandem is down
           bench store           measure group-commit throughput against single-row transactions
@@ -55,6 +57,8 @@ struct Tandem {
             try await AccountCommand(arguments: rest, environment: environment).run()
         case "app":
             try await AppCommand(arguments: rest, environment: environment).run()
+        case "scg":
+            try await SCGCommand(arguments: rest, environment: environment).run()
         case "kannel":
             try KannelCommand(arguments: rest).run()
         case "bench":

@@ -1,14 +1,11 @@
 import TandemCore
 import TandemHTTP
 
-/// cospace's app users (bearer tokens for `/api/push`) and the app's sender id, over the admin API.
+/// cospace's app users (bearer tokens for `/api/push`) over the admin API.
 ///
 /// Guaranteed: a user's bearer token appears only in the answer to its creation; only its SHA-256 is stored.
 extension AdminAppsEndpoint {
     func registerUsers(in router: inout HTTPRouter) {
-        router.add(.PUT, "/admin/apps/{appKey}/sender-id", asyncRoute { request throws(AdminFailure) in
-            try await self.setSenderID(request)
-        })
         router.add(.GET, "/admin/apps/{appKey}/users", syncRoute { request throws(AdminFailure) in try self.listUsers(request) })
         router.add(.POST, "/admin/apps/{appKey}/users", asyncRoute { request throws(AdminFailure) in try await self.addUser(request) })
         router.add(.DELETE, "/admin/apps/{appKey}/users/{userId}", asyncRoute { request throws(AdminFailure) in
@@ -19,21 +16,6 @@ extension AdminAppsEndpoint {
     private func users() throws(AdminFailure) -> any CospaceRegistry {
         guard let cospace else { throw AdminFailure(.serviceUnavailable, "app users are not available on this server") }
         return cospace
-    }
-
-    private func setSenderID(_ request: Request) async throws(AdminFailure) -> Response {
-        let key = try Self.appKey(request)
-        let body = try AdminRequestBody(request.body, keys: ["senderId"])
-        let senderID = try body.string("senderId")
-        if let senderID {
-            guard (1...100).contains(senderID.utf8.count), senderID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                throw .badRequest("\"senderId\" must be 1 to 100 printable ASCII characters without spaces")
-            }
-        }
-        let registry = try users()
-        return try await change(key, "set the sender id", log: "app sender id set") {
-            try await registry.setSenderID(app: key, to: senderID)
-        }
     }
 
     private func listUsers(_ request: Request) throws(AdminFailure) -> Response {

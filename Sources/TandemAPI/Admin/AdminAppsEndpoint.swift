@@ -19,7 +19,6 @@ import TandemHTTP
 /// | `GET /admin/apps/{appKey}/sms-blocks` | `{"blocks":[{"prefix","region","since","until","sent","verified"}]}` |
 /// | `DELETE /admin/apps/{appKey}/sms-blocks/{prefix}` | 204; 404 when the prefix is not blocked |
 /// | `PUT /admin/accounts/{productToken}/sms-countries` `{"mode"?,"allow"?\|"deny"?}` | account |
-/// | `PUT /admin/apps/{appKey}/sender-id` `{"senderId"}` (null removes it) | app |
 /// | `GET /admin/apps/{appKey}/users` | `{"users":[{"userId","createdAt","revokedAt"}]}` |
 /// | `POST /admin/apps/{appKey}/users` `{"userId"?}` | 201 `{"appKey","userId","token","createdAt"}` — the only time the token is shown |
 /// | `DELETE /admin/apps/{appKey}/users/{userId}` | 204; 404 when no active user has the id |
@@ -50,7 +49,7 @@ public struct AdminAppsEndpoint: Sendable {
     let logger: Logger
     /// The running defence against SMS pumping (its prefix blocks); nil: the block routes answer 503.
     let prefixBlocks: (any PrefixBlockControl)?
-    /// cospace's app users and the app's sender id; nil: those routes answer 503.
+    /// cospace's app users; nil: those routes answer 503.
     let cospace: (any CospaceRegistry)?
 
     /// - Parameters:

@@ -79,19 +79,17 @@ enum AdminJSON {
 
     private static func members(_ summary: AppSummary) -> [JSONMember] {
         let app = summary.app
-        var members = [
+        return [
             JSONMember(key: "appKey", value: .string(app.key.text)),
             JSONMember(key: "name", value: .string(app.name)),
             JSONMember(key: "accountName", value: .string(summary.accountName)),
             JSONMember(key: "defaultMessageType", value: .string(app.defaultMessageType.wireName)),
+            JSONMember(key: "senderId", value: app.senderID.map(JSONValue.string) ?? .null),
             JSONMember(key: "apns", value: summary.pushCredentials.apns.map(apns) ?? .null),
             JSONMember(key: "fcm", value: summary.pushCredentials.fcm.map(fcm) ?? .null),
             JSONMember(key: "smsProtection", value: smsProtection(app.smsProtection)),
             JSONMember(key: "createdAt", value: time(app.createdAt)),
         ]
-        // Only when set (`PUT …/sender-id`), so apps without one keep their shape.
-        if let senderID = app.senderID { members.insert(JSONMember(key: "senderId", value: .string(senderID)), at: 7) }
-        return members
     }
 
     /// The request shape of `PUT …/apns`: `{"keyFile"|"keyEnv","keyId","teamId","topic","sandbox"}`.

@@ -37,7 +37,7 @@ extension CMGatewayService {
     /// A decoded `msg` as the intake's neutral command (its valid recipients only).
     static func command(_ message: CMMessage) -> SendCommand {
         SendCommand(api: "cm", recipients: message.recipients.compactMap(\.msisdn).map(Recipient.msisdn),
-                    sender: message.from.text, body: message.body, appKey: message.appKey,
+                    sender: message.from.text, body: message.body, presentation: message.presentation, appKey: message.appKey,
                     messageType: message.appMessageType, allowedChannels: message.allowedChannels, validity: message.validity,
                     reference: message.reference,
                     customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],

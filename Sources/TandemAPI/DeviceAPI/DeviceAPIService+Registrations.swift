@@ -85,6 +85,7 @@ extension DeviceAPIService {
                                                            "outcome": .string(Self.describe(outcome))])
                 if case .verified = outcome, let number = registration.msisdn {
                     limits.recordVerified(app: caller.app.key, msisdn: number, now: current)
+                    deliveryMetrics.pinVerified()
                 }
             }
             try await perform(step.effect, caller: caller)
@@ -199,6 +200,7 @@ extension DeviceAPIService {
                 logger.error("PIN SMS not sent", ["msisdn": .msisdn(challenge.msisdn), "error": .string(error.reason)])
                 throw Refusal(.badGateway, "the PIN could not be sent: the SMS provider is unavailable; try again later")
             }
+            deliveryMetrics.pinSMSSent()
             logger.info("PIN sent by SMS", ["msisdn": .msisdn(challenge.msisdn), "app": .string(caller.app.key.text)])
         case .call(let challenge):
             let message = pinMessage(challenge, appName: caller.app.name, language: language,

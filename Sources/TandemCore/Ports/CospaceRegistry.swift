@@ -29,9 +29,6 @@ public protocol CospaceRegistry: Sendable {
     /// Deletes the user's `token` of `platform`; false when the user had none (nothing changes).
     @discardableResult
     func deleteToken(_ token: PushToken, platform: Platform, app: AppKey, user: AppUserID) async throws -> Bool
-    /// Sets (nil: removes) the app's sender id (``App/senderID``): the FCM sender id `GET /api/push` tells
-    /// clients. False when no app has the key.
-    func setSenderID(app: AppKey, to senderID: String?) async throws -> Bool
     /// How many active users and cospace tokens (live or not) the app has.
     func cospaceCounts(app: AppKey) throws -> (users: Int, tokens: Int)
 }

@@ -57,12 +57,14 @@ public final class MessageIntake: Sendable {
     let now: @Sendable () -> Timestamp
     let configuration: Configuration
     let logger: Logger
+    let metrics: DeliveryMetrics
 
     public init(directory: any SenderDirectory, addresses: any PushAddressRegistry, keys: any IdempotencyKeys,
                 payloads: (any PushPayloadMeasure)? = nil,
                 ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
                 policies: PolicySet, now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
-                logger: Logger = .discarding) {
+                logger: Logger = .discarding, metrics: DeliveryMetrics = .discarding) {
+        self.metrics = metrics
         self.directory = directory
         self.addresses = addresses
         self.keys = keys
