@@ -14,8 +14,8 @@ struct ServeCommand {
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
         TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
-        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
-        `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps, /admin/messages) and the
+        dashboard (/dashboard) behind `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
 
@@ -143,6 +143,8 @@ struct ServeCommand {
                           now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
                           isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
                           prefixBlocks: stack.deviceAPI).register(in: &router)
+        AdminMessagesEndpoint(search: store, adminToken: adminToken, logger: logger).register(in: &router)
+        DashboardEndpoint(registry: registry, adminToken: adminToken, logger: logger).register(in: &router)
         logger.info("admin API", ["enabled": .bool(adminToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
