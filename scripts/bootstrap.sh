@@ -20,6 +20,8 @@ if [ "$level" = test ] || [ "$level" = bench ]; then
   need_cmd openssl openssl
   need_cmd nghttpd nghttp2-server
   need_cmd bearerbox kannel
+  need_cmd chromium chromium            # the dashboard's browser test (Tests/integration/test_dashboard.py)
+  need_cmd chromedriver chromium-driver
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 fi
 if [ "$level" = bench ]; then
