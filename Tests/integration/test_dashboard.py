@@ -245,7 +245,7 @@ def test_a_critical_fallback_timeline_shows_its_events_in_order_with_the_deadlin
     assert marks["noDeliveryAck"] <= x_of["smsSubmitted"], (marks, drawn)
     assert abs(marks["noDeliveryAck"] - (60 + 880 * WINDOW_MS / span)) < 0.01, marks
     labels = [t.text for t in svg.find_elements(By.CSS_SELECTOR, "text.deadline-label")]
-    assert any(label.startswith("noDeliveryAck deadline +3s") for label in labels), labels
+    assert "noDeliveryAck, noRead deadline +3s" in labels, labels  # one label for the deadlines at one instant
     assert not browser.find_element(By.ID, "live").is_displayed()  # one view at a time
     browser.execute_script("arguments[0].scrollIntoView()", card)
     screenshot(browser, "critical-fallback-timeline.png")
@@ -303,6 +303,95 @@ def test_the_tiles_show_what_metrics_shows_after_a_known_number_of_sends(world, 
         assert by_metric[("tandem_deliveries_in_flight", "")] == "0", by_metric
     assert not browser.find_element(By.ID, "messages").is_displayed()
     screenshot(browser, "dashboard-live.png")
+    assert console_errors(browser) == []
+
+
+# Every series the metrics work agreed on (docs/dashboard.md), as a server that has them all would expose them.
+AGREED_METRICS = r"""# TYPE tandem_messages_accepted_total counter
+tandem_messages_accepted_total{api="cm"} 40
+# TYPE tandem_deliveries_started_total counter
+tandem_deliveries_started_total{channel="push"} 25
+tandem_deliveries_started_total{channel="sms"} 14
+tandem_deliveries_started_total{channel="none"} 1
+# TYPE tandem_deliveries_finished_total counter
+tandem_deliveries_finished_total{channel="push",status="Delivered"} 12
+tandem_deliveries_finished_total{channel="push",status="Read"} 5
+tandem_deliveries_finished_total{channel="sms",status="Delivered"} 17
+tandem_deliveries_finished_total{channel="none",status="Rejected"} 1
+# TYPE tandem_fallbacks_total counter
+tandem_fallbacks_total{cause="noDeliveryAck"} 3
+tandem_fallbacks_total{cause="noRead"} 2
+tandem_fallbacks_total{cause="pushFailed"} 1
+# TYPE tandem_pushes_total counter
+tandem_pushes_total{provider="apns",outcome="accepted"} 20
+tandem_pushes_total{provider="apns",outcome="invalid_token"} 1
+tandem_pushes_total{provider="fcm",outcome="accepted"} 4
+tandem_pushes_total{provider="fcm",outcome="error"} 1
+# TYPE tandem_sms_total counter
+tandem_sms_total{outcome="submitted"} 20
+tandem_sms_total{outcome="rejected"} 1
+tandem_sms_total{outcome="delivered"} 17
+tandem_sms_total{outcome="failed"} 2
+# TYPE tandem_status_reports_total counter
+tandem_status_reports_total{outcome="sent"} 39
+tandem_status_reports_total{outcome="given_up"} 1
+# TYPE tandem_deliveries_in_flight gauge
+tandem_deliveries_in_flight 7
+# TYPE tandem_timers_pending gauge
+tandem_timers_pending{horizon="le_1m"} 4
+tandem_timers_pending{horizon="le_10m"} 1
+tandem_timers_pending{horizon="le_1h"} 0
+tandem_timers_pending{horizon="le_1d"} 2
+tandem_timers_pending{horizon="gt_1d"} 0
+# TYPE tandem_spool_backlog gauge
+tandem_spool_backlog 250
+# TYPE tandem_outbox_backlog gauge
+tandem_outbox_backlog 3
+# TYPE tandem_smpp_binds_up gauge
+tandem_smpp_binds_up 2
+# TYPE tandem_push_connections gauge
+tandem_push_connections{provider="apns"} 1
+tandem_push_connections{provider="fcm"} 0
+# TYPE tandem_store_commits_total counter
+tandem_store_commits_total 99
+# TYPE tandem_store_failed_commits_total counter
+tandem_store_failed_commits_total 0
+# TYPE tandem_spool_recipients_queued gauge
+tandem_spool_recipients_queued 250
+# TYPE tandem_http_requests_total counter
+tandem_http_requests_total{method="POST",route="/v1.0/message",status="200"} 40
+tandem_http_requests_total{method="GET",route="/odd \"route\" {x}",status="404"} 2
+# TYPE tandem_http_requests_in_flight gauge
+tandem_http_requests_in_flight 1
+"""
+
+
+def test_every_tile_reads_the_agreed_metric_names_when_the_server_has_them(world, browser):
+    """Rendered in the page from a full exposition: no cell may stay "—", each shows what prometheus_client reads."""
+    signed_in(browser, world)
+    cells = browser.execute_script("""
+        window.TandemMetrics.render(arguments[0], Date.now());
+        return Array.from(document.querySelectorAll('#live [data-metric], #live [data-ratio]')).map(c => ({
+            metric: c.dataset.metric || null, labels: c.dataset.labels || '', ratio: c.dataset.ratio || null,
+            of: c.dataset.of || null, ofLabels: c.dataset.ofLabels || '', text: c.textContent}));""", AGREED_METRICS)
+    truth = samples_of(AGREED_METRICS)
+    for cell in cells:
+        if cell["ratio"]:
+            want = percent(expected_sum(truth, cell["ratio"], cell["labels"]), expected_sum(truth, cell["of"], cell["ofLabels"]))
+        else:
+            want = shown(expected_sum(truth, cell["metric"], cell["labels"]))
+        assert cell["text"] == want != "\u2014", cell
+    by_metric = {(c["metric"], c["labels"]): c["text"] for c in cells if c["metric"]}
+    by_ratio = {(c["ratio"], c["labels"]): c["text"] for c in cells if c["ratio"]}
+    assert by_metric[("tandem_fallbacks_total", "")] == "6" and by_metric[("tandem_fallbacks_total", "cause=noRead")] == "2"
+    assert by_ratio[("tandem_fallbacks_total", "")] == "24%"  # 6 of 25 pushes
+    assert by_ratio[("tandem_pushes_total", "provider=apns,outcome!=accepted")] == "4.8%"  # 1 of 21
+    assert by_metric[("tandem_http_requests_total", 'route=/odd "route" {x}')] == "2"  # escaped label values
+    assert by_metric[("tandem_deliveries_finished_total", "channel=push")] == "17"
+    bars = {rect.get_attribute("data-horizon"): float(rect.get_attribute("height"))
+            for rect in browser.find_elements(By.CSS_SELECTOR, "#timer-bars rect")}
+    assert bars == {"le_1m": 80, "le_10m": 20, "le_1h": 0, "le_1d": 40, "gt_1d": 0}, bars
+    screenshot(browser, "dashboard-synthetic-agreed-metrics.png")  # the tiles as a server with every metric fills them
     assert console_errors(browser) == []
 
 

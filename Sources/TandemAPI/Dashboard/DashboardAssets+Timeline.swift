@@ -87,10 +87,16 @@ extension DashboardAssets {
       g.appendChild(el("text", { x: x(start + t), y: AXIS_Y + 18, "text-anchor": "middle" }, "+" + seconds(t)));
       svg.appendChild(g);
     }
+    const labelled = new Map(); // ms -> names: deadlines at one instant share one label
     for (const d of onAxis) {
       svg.appendChild(el("line", { "class": "deadline", "data-deadline": d.timer, "data-ms": d.ms, x1: x(d.ms), y1: 14, x2: x(d.ms), y2: AXIS_Y + 26 }));
-      svg.appendChild(el("text", { "class": "deadline-label", x: x(d.ms) + 3, y: 12 }, d.timer + " deadline +" + seconds(d.ms - start) + (d.armed ? " (armed)" : "")));
+      labelled.set(d.ms, (labelled.get(d.ms) || []).concat([d.timer + (d.armed ? " (armed)" : "")]));
     }
+    Array.from(labelled.keys()).sort(function (a, b) { return a - b; }).forEach(function (ms, i) {
+      const right = x(ms) > (AXIS_LEFT + AXIS_RIGHT) / 2;
+      svg.appendChild(el("text", { "class": "deadline-label", x: x(ms) + (right ? -4 : 4), y: 11 + 12 * (i % 2), "text-anchor": right ? "end" : "start" },
+        labelled.get(ms).join(", ") + " deadline +" + seconds(ms - start)));
+    });
     events.forEach(function (e, i) {
       const g = el("g", { "class": "event " + (CLASSES[e.event] || "push"), "data-event": e.event, "data-ms": e.ms });
       g.appendChild(el("circle", { cx: x(e.ms), cy: AXIS_Y, r: 6 }));
