@@ -143,9 +143,10 @@ struct ServeCommand {
                           now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
                           isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
                           prefixBlocks: stack.deviceAPI).register(in: &router)
-        AdminMessagesEndpoint(search: store, adminToken: adminToken, logger: logger).register(in: &router)
-        DashboardEndpoint(registry: registry, adminToken: adminToken, logger: logger).register(in: &router)
-        logger.info("admin API", ["enabled": .bool(adminToken != nil)])
+        let dashboardToken = configuration.dashboard.token?.value
+        AdminMessagesEndpoint(search: store, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        DashboardEndpoint(registry: registry, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        logger.info("admin API", ["enabled": .bool(adminToken != nil), "dashboard": .bool(adminToken != nil || dashboardToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
         let accessLog = configuration.log.accessLog

@@ -97,6 +97,12 @@ struct AdminMessagesEndpointTests {
         #expect(Self.get(endpoint, "/admin/messages?reference=x", token: nil)?.status == .unauthorized)
         #expect(Self.get(endpoint, "/admin/messages?reference=x", token: "wrong")?.status == .unauthorized)
         #expect(Self.get(AdminMessagesEndpoint(search: h.store, adminToken: nil), "/admin/messages?reference=x")?.status == .forbidden)
+        let both = AdminMessagesEndpoint(search: h.store, adminToken: Self.token, dashboardToken: "read-only")
+        #expect(Self.get(both, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
+        #expect(Self.get(both, "/admin/messages?reference=x")?.status == .ok)
+        let dashboardOnly = AdminMessagesEndpoint(search: h.store, adminToken: nil, dashboardToken: "read-only")
+        #expect(Self.get(dashboardOnly, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
+        #expect(Self.get(dashboardOnly, "/admin/messages?reference=x")?.status == .unauthorized)
         for (target, words) in [("/admin/messages", "exactly one"), ("/admin/messages?id=1&reference=2", "exactly one"),
                                 ("/admin/messages?id=nope", "GUID"), ("/admin/messages?msisdn=612345678", "international"),
                                 ("/admin/messages?to=1", "unknown parameter"),

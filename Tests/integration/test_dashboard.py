@@ -175,6 +175,19 @@ def test_the_dashboard_and_its_admin_routes_are_off_without_an_admin_token(serve
         assert "TANDEM_ADMIN_TOKEN" in json.loads(body)["error"], body
 
 
+def test_a_dashboard_token_opens_the_dashboard_reads_and_nothing_else_of_the_admin_api(serve):
+    server = serve(config={"dashboard": {"token": {"env": "TANDEM_DASHBOARD_TOKEN"}}},
+                   env={"TANDEM_DASHBOARD_TOKEN": "viewer-token", "TANDEM_ADMIN_TOKEN": ""})
+    viewer = {"Authorization": "Bearer viewer-token"}
+    assert http(server, "GET", "/dashboard")[0] == 200
+    status, body, _ = http(server, "GET", "/admin/metrics", headers=viewer)
+    assert status == 200 and b"tandem_store_commits_total" in body, body
+    assert http(server, "GET", "/admin/messages?reference=x", headers=viewer)[0] == 200
+    assert http(server, "GET", "/admin/metrics", headers={"Authorization": "Bearer nope"})[0] == 401
+    status, body, _ = http(server, "GET", "/admin/apps", headers=viewer)
+    assert status == 403, body  # the admin API stays off: this token only reads what the dashboard shows
+
+
 def test_admin_messages_refuses_a_wrong_token_and_malformed_searches(world):
     status, _, headers = world.admin("/admin/messages?reference=x", token="wrong")
     assert (status, headers.get("WWW-Authenticate")) == (401, 'Bearer realm="admin"')

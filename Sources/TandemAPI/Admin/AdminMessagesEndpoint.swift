@@ -14,7 +14,8 @@ import TandemHTTP
 /// list (a search, not a resource).
 ///
 /// Guaranteed: numbers are shown masked (`+3161****678`), as the logs show them, including the one searched
-/// for; message bodies are never shown. Admin token as ``AdminGate`` checks it; `Cache-Control: no-store`.
+/// for; message bodies are never shown. The admin or the dashboard token, as ``AdminGate`` checks them;
+/// `Cache-Control: no-store`.
 /// Not guaranteed: a consistent view across messages beyond the one read snapshot the search takes.
 public struct AdminMessagesEndpoint: Sendable {
     /// The most messages one search returns.
@@ -24,11 +25,14 @@ public struct AdminMessagesEndpoint: Sendable {
     private let gate: AdminGate
     private let logger: Logger
 
-    /// - Parameter adminToken: nil or empty turns the route off (403), like the rest of the admin API.
-    public init(search: any MessageSearch, adminToken: String?, logger: Logger = .discarding) {
+    /// - Parameters:
+    ///   - adminToken: the admin API's token.
+    ///   - dashboardToken: the dashboard's read-only token (`dashboard.token`), accepted too.
+    ///   With neither (nil or empty) the route is off: 403.
+    public init(search: any MessageSearch, adminToken: String?, dashboardToken: String? = nil, logger: Logger = .discarding) {
         self.search = search
         self.logger = logger.with(["component": "admin"])
-        self.gate = AdminGate(token: adminToken, logger: self.logger)
+        self.gate = AdminGate(tokens: [adminToken, dashboardToken], logger: self.logger)
     }
 
     public func register(in router: inout HTTPRouter) {

@@ -5,25 +5,28 @@ import TandemHTTP
 /// sheet and scripts) and `GET /admin/metrics` (the metrics registry in the Prometheus text format, behind the
 /// admin token: what the page reads, whatever token `/metrics` itself asks for).
 ///
-/// Off unless an admin token is configured: without one every route is 403. The page and its files are not
-/// secret and need no token (a browser cannot send one when it navigates); the page asks for the token and
-/// sends it as `Authorization: Bearer` to `/admin/metrics` and `/admin/messages`, which check it like the
-/// rest of the admin API. Every answer carries a Content-Security-Policy that allows only this server's own
+/// Off unless the admin token or the dashboard's read-only token (`dashboard.token`) is configured: without
+/// either every route is 403. The page and its files are not secret and need no token (a browser cannot send
+/// one when it navigates); the page asks for a token and sends it as `Authorization: Bearer` to
+/// `/admin/metrics` and `/admin/messages`, which accept either token (the rest of the admin API only the admin's). Every answer carries a Content-Security-Policy that allows only this server's own
 /// scripts, styles and requests, so the page can load nothing from elsewhere.
 /// Not guaranteed: any particular look; the tiles show `—` for a metric this server does not have.
 public struct DashboardEndpoint: Sendable {
     /// The 403 message when no admin token is configured.
-    public static let disabledMessage = "the dashboard is off: set TANDEM_ADMIN_TOKEN to turn it and the admin API on"
+    public static let disabledMessage = "the dashboard is off: set TANDEM_ADMIN_TOKEN, or configure dashboard.token"
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
         + "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     private let registry: MetricsRegistry
     private let gate: AdminGate
 
-    /// - Parameter adminToken: nil or empty turns the dashboard off.
-    public init(registry: MetricsRegistry, adminToken: String?, logger: Logger = .discarding) {
+    /// - Parameters:
+    ///   - adminToken: the admin API's token.
+    ///   - dashboardToken: the dashboard's read-only token (`dashboard.token`), accepted too.
+    ///   With neither (nil or empty) the dashboard is off.
+    public init(registry: MetricsRegistry, adminToken: String?, dashboardToken: String? = nil, logger: Logger = .discarding) {
         self.registry = registry
-        self.gate = AdminGate(token: adminToken, logger: logger.with(["component": "admin"]))
+        self.gate = AdminGate(tokens: [adminToken, dashboardToken], logger: logger.with(["component": "admin"]))
     }
 
     public func register(in router: inout HTTPRouter) {
