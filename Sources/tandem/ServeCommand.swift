@@ -15,8 +15,8 @@ struct ServeCommand {
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
         TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
-        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
-        `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps, /admin/messages) and the
+        dashboard (/dashboard) behind `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
 
@@ -154,7 +154,10 @@ struct ServeCommand {
                                       prefixBlocks: stack.deviceAPI)
         admin.register(in: &router)
         AdminSCGEndpoint(admin: admin, tokens: store, senderIDs: store).register(in: &router)
-        logger.info("admin API", ["enabled": .bool(adminToken != nil)])
+        let dashboardToken = configuration.dashboard.token?.value
+        AdminMessagesEndpoint(search: store, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        DashboardEndpoint(registry: registry, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        logger.info("admin API", ["enabled": .bool(adminToken != nil), "dashboard": .bool(adminToken != nil || dashboardToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
         let accessLog = configuration.log.accessLog

@@ -57,7 +57,8 @@ struct MigrationTests {
             }
             for index in ["registrations_app_msisdn", "registrations_app_push_token", "messages_idempotency",
                           "deliveries_inbox", "deliveries_in_flight", "outbox_due", "messages_account_reference", "idempotency_keys_created",
-                          "sms_prefix_blocks_app", "sms_prefix_blocks_active", "scg_tokens_account", "messages_scg_listing"] {
+                          "sms_prefix_blocks_app", "sms_prefix_blocks_active", "scg_tokens_account", "messages_scg_listing",
+                          "deliveries_msisdn_message"] {
                 #expect(objects.contains("index:\(index)"), "missing index \(index)")
             }
             for dropped in ["deliveries_msisdn", "deliveries_pending_push", "deliveries_pending_read", "deliveries_pending_expiry",
