@@ -39,7 +39,8 @@ extension OpenAPIDocument {
           "400": { "description": "The request was refused as a whole (`messages` empty), or every line was refused (`errorCode` 201).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
           "413": { "$ref": "#/components/responses/PayloadTooLarge" },
           "422": { "description": "The `Idempotency-Key` was used before for a different request (`errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "503": { "$ref": "#/components/responses/ServerBusy" }
+          "503": { "$ref": "#/components/responses/ServerBusy" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       },
       "get": {
@@ -54,7 +55,8 @@ extension OpenAPIDocument {
           "200": { "description": "The account's messages with that reference, oldest first.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/MessageList" } } } },
           "400": { "description": "No reference was given (`errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
           "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" }
+          "404": { "$ref": "#/components/responses/CMNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -70,7 +72,8 @@ extension OpenAPIDocument {
           "200": { "description": "The message, or the messages with that reference.", "content": { "application/json": { "schema": { "oneOf": [{ "$ref": "#/components/schemas/Message" }, { "$ref": "#/components/schemas/MessageList" }] } } } },
           "400": { "description": "The id is empty (`/v1.0/message/`; `errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
           "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" }
+          "404": { "$ref": "#/components/responses/CMNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -85,7 +88,8 @@ extension OpenAPIDocument {
         "responses": {
           "200": { "description": "One outcome per recipient.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FallbackResult" } } } },
           "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" }
+          "404": { "$ref": "#/components/responses/CMNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -100,8 +104,8 @@ extension OpenAPIDocument {
         "requestBody": {
           "required": true,
           "content": {
-            "application/xml": { "schema": { "type": "string", "description": "A MESSAGES document.", "maxLength": 65536 } },
-            "text/xml": { "schema": { "type": "string", "maxLength": 65536 } }
+            "application/xml": { "schema": { "$ref": "#/components/schemas/CMXMLRequest" } },
+            "text/xml": { "schema": { "$ref": "#/components/schemas/CMXMLRequest" } }
           }
         },
         "responses": {
@@ -109,7 +113,8 @@ extension OpenAPIDocument {
           "400": { "$ref": "#/components/responses/CMPlainRefused" },
           "413": { "$ref": "#/components/responses/PayloadTooLarge" },
           "422": { "$ref": "#/components/responses/CMPlainRefused" },
-          "503": { "$ref": "#/components/responses/ServerBusy" }
+          "503": { "$ref": "#/components/responses/ServerBusy" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       },
       "get": {
@@ -136,7 +141,9 @@ extension OpenAPIDocument {
         "responses": {
           "200": { "$ref": "#/components/responses/CMPlainAccepted" },
           "400": { "$ref": "#/components/responses/CMPlainRefused" },
-          "422": { "$ref": "#/components/responses/CMPlainRefused" }
+          "422": { "$ref": "#/components/responses/CMPlainRefused" },
+          "414": { "$ref": "#/components/responses/URITooLong" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       }
     },
@@ -167,7 +174,8 @@ extension OpenAPIDocument {
         "responses": {
           "200": { "$ref": "#/components/responses/Registration" },
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" }
+          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       },
       "put": {
@@ -185,7 +193,8 @@ extension OpenAPIDocument {
           "403": { "$ref": "#/components/responses/DeviceForbidden" },
           "413": { "$ref": "#/components/responses/PayloadTooLarge" },
           "429": { "$ref": "#/components/responses/DeviceLimited" },
-          "502": { "$ref": "#/components/responses/DeviceProviderFailed" }
+          "502": { "$ref": "#/components/responses/DeviceProviderFailed" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       },
       "delete": {
@@ -198,7 +207,8 @@ extension OpenAPIDocument {
         "responses": {
           "200": { "$ref": "#/components/responses/Registration" },
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" }
+          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       }
     },
@@ -218,7 +228,8 @@ extension OpenAPIDocument {
           "403": { "$ref": "#/components/responses/DeviceForbidden" },
           "413": { "$ref": "#/components/responses/PayloadTooLarge" },
           "429": { "$ref": "#/components/responses/DeviceLimited" },
-          "502": { "$ref": "#/components/responses/DeviceProviderFailed" }
+          "502": { "$ref": "#/components/responses/DeviceProviderFailed" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       }
     },
@@ -240,7 +251,9 @@ extension OpenAPIDocument {
         "responses": {
           "200": { "description": "The page of messages; each carries the `$select`ed fields (all by default).", "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/InboxMessage" } } } } },
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" }
+          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
+          "414": { "$ref": "#/components/responses/URITooLong" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       },
       "put": {
@@ -256,7 +269,8 @@ extension OpenAPIDocument {
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
           "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
           "404": { "description": "No message with that UpdateID for this install.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
         }
       }
     },
@@ -278,7 +292,8 @@ extension OpenAPIDocument {
           "200": { "description": "Recorded (final types) or ignored (intermediate types).", "content": { "text/plain": { "schema": { "type": "string", "pattern": "^OK" } } } },
           "400": { "description": "The callback is malformed; the reason as text.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
           "403": { "description": "The `token` is missing or wrong.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
-          "503": { "description": "The report could not be recorded; try again.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } }
+          "503": { "description": "The report could not be recorded; try again.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -326,7 +341,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -371,7 +387,8 @@ extension OpenAPIDocument {
           "400": { "$ref": "#/components/responses/AdminBadRequest" },
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" }
+          "404": { "$ref": "#/components/responses/AdminNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -389,7 +406,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -408,7 +426,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -426,7 +445,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -444,7 +464,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -463,7 +484,8 @@ extension OpenAPIDocument {
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
           "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -479,7 +501,8 @@ extension OpenAPIDocument {
           "400": { "$ref": "#/components/responses/AdminBadRequest" },
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" }
+          "404": { "$ref": "#/components/responses/AdminNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -498,7 +521,8 @@ extension OpenAPIDocument {
           "400": { "$ref": "#/components/responses/AdminBadRequest" },
           "401": { "$ref": "#/components/responses/AdminUnauthorized" },
           "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" }
+          "404": { "$ref": "#/components/responses/AdminNotFound" },
+          "414": { "$ref": "#/components/responses/URITooLong" }
         }
       }
     },
@@ -566,6 +590,8 @@ extension OpenAPIDocument {
     },
     "responses": {
       "PayloadTooLarge": { "description": "The body is over `http.maxBodyBytes`.", "content": { "application/json": { "schema": { "type": "object", "required": ["error", "limit"], "additionalProperties": false, "properties": { "error": { "const": "payload too large" }, "limit": { "type": "integer", "minimum": 0 } } } } } },
+      "URITooLong": { "description": "The request-target is over `http.maxURLBytes` (4 KiB by default); the connection is closed.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "additionalProperties": false, "properties": { "error": { "const": "uri too long" } } } } } },
+      "HeaderTooLarge": { "description": "The header block is over `http.maxHeaderBytes` (8 KiB by default).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
       "ServerBusy": { "description": "Request bodies in memory would pass `http.maxBufferedBodyBytes`; retry later.", "headers": { "Retry-After": { "$ref": "#/components/headers/RetryAfter" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
       "CMUnauthorized": { "description": "No valid product token, or no (enabled) account for it (`errorCode` 101).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
       "CMNotFound": { "description": "The account has no message with that id or reference.", "content": { "application/json": { "schema": { "type": "object", "required": ["details", "errorCode"], "additionalProperties": false, "properties": { "details": { "type": "string" }, "errorCode": { "const": 999 } } } } } },
@@ -626,6 +652,35 @@ extension OpenAPIDocument {
           "appMessageType": { "$ref": "#/components/schemas/AppMessageType" },
           "richContent": { "type": "object" },
           "fallbackFor": { "type": "string", "maxLength": 64, "description": "With `allowedChannels: [\"SMS\"]`: an earlier message (id or reference) whose pushes to the same numbers are withdrawn first." }
+        }
+      },
+      "CMXMLRequest": {
+        "type": "object",
+        "xml": { "name": "MESSAGES" },
+        "required": ["MSG"],
+        "properties": {
+          "AUTHENTICATION": { "type": "object", "properties": { "PRODUCTTOKEN": { "type": "string", "format": "uuid" } } },
+          "MSG": { "type": "array", "minItems": 1, "maxItems": 10000, "items": { "$ref": "#/components/schemas/CMXMLMessage" } }
+        }
+      },
+      "CMXMLMessage": {
+        "type": "object",
+        "xml": { "name": "MSG" },
+        "description": "One `MSG`: the JSON form's fields as elements, names in any casing; `BODY` may be text (with a `TYPE` attribute) or hold `CONTENT` and `TYPE`.",
+        "required": ["FROM", "TO", "BODY"],
+        "properties": {
+          "FROM": { "$ref": "#/components/schemas/CMSender" },
+          "TO": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "string", "maxLength": 20, "xml": { "name": "TO" } } },
+          "BODY": { "type": "string", "maxLength": 1224 },
+          "REFERENCE": { "type": "string", "maxLength": 32 },
+          "APPKEY": { "type": "string", "format": "uuid" },
+          "APPMESSAGETYPE": { "$ref": "#/components/schemas/AppMessageType" },
+          "ALLOWEDCHANNELS": { "type": "array", "maxItems": 2, "items": { "$ref": "#/components/schemas/Channel", "xml": { "name": "ALLOWEDCHANNELS" } } },
+          "VALIDITY": { "type": "string", "maxLength": 40 },
+          "DCS": { "type": "integer", "enum": [0, 8] },
+          "MINIMUMNUMBEROFMESSAGEPARTS": { "type": "integer", "minimum": 1, "maximum": 8 },
+          "MAXIMUMNUMBEROFMESSAGEPARTS": { "type": "integer", "minimum": 1, "maximum": 8 },
+          "FALLBACKFOR": { "type": "string", "maxLength": 64 }
         }
       },
       "CMResponse": {
