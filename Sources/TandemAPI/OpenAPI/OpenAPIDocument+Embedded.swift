@@ -126,10 +126,10 @@ extension OpenAPIDocument {
         "parameters": [
           { "name": "producttoken", "in": "query", "description": "The account's product token (else `X-CM-PRODUCTTOKEN`).", "schema": { "type": "string", "format": "uuid" } },
           { "name": "from", "in": "query", "schema": { "$ref": "#/components/schemas/CMSender" } },
-          { "name": "to", "in": "query", "description": "One or more numbers, comma-separated.", "schema": { "type": "string", "maxLength": 200 } },
-          { "name": "body", "in": "query", "schema": { "type": "string", "maxLength": 1224 } },
+          { "name": "to", "in": "query", "description": "One or more numbers, comma-separated.", "schema": { "type": "string", "pattern": "^(\\+|00)[1-9][0-9]{7,14}(,(\\+|00)[1-9][0-9]{7,14}){0,9}$" } },
+          { "name": "body", "in": "query", "schema": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$" } },
           { "name": "type", "in": "query", "schema": { "type": "string", "enum": ["auto", "plaintext"] } },
-          { "name": "reference", "in": "query", "schema": { "type": "string", "maxLength": 32 } },
+          { "name": "reference", "in": "query", "schema": { "type": "string", "pattern": "^[ -~]{1,32}$" } },
           { "name": "appkey", "in": "query", "schema": { "type": "string", "format": "uuid" } },
           { "name": "appmessagetype", "in": "query", "schema": { "$ref": "#/components/schemas/AppMessageType" } },
           { "name": "allowedchannels", "in": "query", "schema": { "$ref": "#/components/schemas/Channel" } },
@@ -616,7 +616,7 @@ extension OpenAPIDocument {
       "AppMessageType": { "type": "string", "enum": ["Default", "OTP", "Critical"], "description": "Matched in any casing on input." },
       "Channel": { "type": "string", "enum": ["SMS", "Push"] },
       "CMErrorCode": { "type": "integer", "enum": [0, 101, 102, 103, 201, 202, 203, 301, 302, 303, 304, 305, 401, 402, 403, 500, 999], "description": "CM's codes: 1xx the account, 2xx the request, 3xx a message's fields, 4xx what the platform refuses (402 no supported channel, 403 the app key is not this account's; 401 SMS to a refused country), 500 internal." },
-      "CMSender": { "type": "string", "description": "A number of at most 16 digits (optional leading `+`), or a name of 1–11 characters of the GSM 03.38 basic alphabet that ISO 8859-1 holds; else 301.", "maxLength": 17 },
+      "CMSender": { "type": "string", "description": "A number of at most 16 digits (optional leading `+`), or a name of 1–11 characters of the GSM 03.38 basic alphabet that ISO 8859-1 holds (letters, digits, spaces and `@£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,-./:;<=>?¡ÄÖÑÜ§¿äöñüà`); else 301.", "pattern": "^(\\+?[0-9]{1,16}|[A-Za-z0-9 @£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,./:;<=>?¡ÄÖÑÜ§¿äöñüà-]{1,11})$" },
       "CMRequest": {
         "type": "object",
         "required": ["messages"],
@@ -637,15 +637,15 @@ extension OpenAPIDocument {
         "required": ["from", "to", "body"],
         "properties": {
           "from": { "$ref": "#/components/schemas/CMSender" },
-          "to": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "object", "required": ["number"], "properties": { "number": { "type": "string", "description": "`+` or `00`, country code and number (303 otherwise).", "maxLength": 20 } } } },
-          "body": { "type": "object", "required": ["content"], "properties": { "content": { "type": "string", "maxLength": 1224, "description": "No control characters but tab, LF and CR (304)." }, "type": { "type": "string", "enum": ["auto", "plaintext"] } } },
-          "reference": { "type": "string", "maxLength": 32 },
+          "to": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "object", "required": ["number"], "properties": { "number": { "type": "string", "description": "`+` or `00`, country code and number, 8 to 15 digits (303 otherwise); spaces and hyphens between digit groups are tolerated.", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" } } } },
+          "body": { "type": "object", "required": ["content"], "properties": { "content": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$", "description": "No control characters but tab, LF and CR (304)." }, "type": { "type": "string", "enum": ["auto", "plaintext"] } } },
+          "reference": { "type": "string", "pattern": "^[ -~]{1,32}$" },
           "customGrouping": { "type": "string", "maxLength": 100 },
           "customGrouping2": { "type": "string", "maxLength": 100 },
           "customGrouping3": { "type": "string", "maxLength": 100 },
           "minimumNumberOfMessageParts": { "type": "integer", "minimum": 1, "maximum": 8 },
           "maximumNumberOfMessageParts": { "type": "integer", "minimum": 1, "maximum": 8 },
-          "validity": { "type": "string", "description": "`2026-11-21T10:00:00+01:00` or a duration such as `2h`, `1h30m`.", "maxLength": 40 },
+          "validity": { "type": "string", "description": "`2026-11-21T10:00:00+01:00` or a duration such as `2h`, `1h30m`.", "pattern": "^([1-9][0-9]?h([1-5][0-9]m)?|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))$" },
           "dcs": { "type": "integer", "enum": [0, 8], "description": "8 forces UCS-2." },
           "allowedChannels": { "type": "array", "items": { "$ref": "#/components/schemas/Channel" }, "maxItems": 2 },
           "appKey": { "type": "string", "format": "uuid", "description": "An app of the sending account (else 403)." },
@@ -670,8 +670,8 @@ extension OpenAPIDocument {
         "required": ["FROM", "TO", "BODY"],
         "properties": {
           "FROM": { "$ref": "#/components/schemas/CMSender" },
-          "TO": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "string", "maxLength": 20, "xml": { "name": "TO" } } },
-          "BODY": { "type": "string", "maxLength": 1224 },
+          "TO": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "string", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$", "xml": { "name": "TO" } } },
+          "BODY": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$" },
           "REFERENCE": { "type": "string", "maxLength": 32 },
           "APPKEY": { "type": "string", "format": "uuid" },
           "APPMESSAGETYPE": { "$ref": "#/components/schemas/AppMessageType" },
@@ -784,15 +784,15 @@ extension OpenAPIDocument {
         "type": "object",
         "description": "Keys matched in any casing; unknown keys ignored. `{}` (or an empty body on POST) changes nothing.",
         "properties": {
-          "PushToken": { "type": ["string", "null"], "description": "Printable ASCII without spaces; at most 200 (iOS), 1,024 (Android) or 2,048 (WindowsPhone) characters. null or \"\": the install has no token.", "maxLength": 4096 },
-          "Msisdn": { "type": ["string", "null"], "description": "`00` or `+`, country code and number, like `0031612345678`.", "maxLength": 20 },
-          "VerificationCode": { "type": ["string", "null"], "description": "The digits of the PIN.", "maxLength": 32 },
+          "PushToken": { "type": ["string", "null"], "description": "Printable ASCII without spaces; at most 200 (iOS), 1,024 (Android) or 2,048 (WindowsPhone) characters. null or \"\": the install has no token.", "pattern": "^[!-~]{0,200}$" },
+          "Msisdn": { "type": ["string", "null"], "description": "`00` or `+`, country code and number, like `0031612345678`.", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" },
+          "VerificationCode": { "type": ["string", "null"], "description": "The digits of the PIN.", "pattern": "^[0-9]{4,10}$" },
           "NotificationsEnabled": { "type": ["boolean", "null"], "description": "false: the router sends SMS instead of pushes." }
         }
       },
       "VoiceCallRequest": {
         "type": "object",
-        "properties": { "Msisdn": { "type": ["string", "null"], "maxLength": 20 } }
+        "properties": { "Msisdn": { "type": ["string", "null"], "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" } }
       },
       "Registration": {
         "type": "object",
@@ -831,7 +831,7 @@ extension OpenAPIDocument {
         "properties": {
           "UpdateID": { "type": "string", "pattern": "^[1-9][0-9]{0,17}$" },
           "Status": { "type": "string", "enum": ["Delivered"] },
-          "ReadByRecipient": { "type": "string", "description": "ISO 8601 UTC, like `2016-05-22T23:41:28.563`.", "examples": ["2026-11-21T10:00:00Z"] }
+          "ReadByRecipient": { "type": "string", "description": "ISO 8601 UTC, like `2016-05-22T23:41:28.563`.", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z?$" }
         }
       },
       "DeviceError": {
