@@ -154,7 +154,7 @@ extension OpenAPIDocument {
         "summary": "Register an install",
         "description": "A new install of the signing app, optionally with its push token and number (a number sends the PIN by SMS: `WaitingForPin`). The only route without a `DeviceID`: it returns one. `VerificationCode` is ignored here.",
         "security": [{ "deviceMAC": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
+        "requestBody": { "description": "An empty body counts as `{}`.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
         "responses": {
           "200": { "$ref": "#/components/responses/Registration" },
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
@@ -185,7 +185,7 @@ extension OpenAPIDocument {
         "description": "Any of `PushToken`, `NotificationsEnabled`, `Msisdn` (a number not yet verified gets a PIN by SMS; the same unverified number again resends the same PIN while it is valid) and `VerificationCode`, applied in that order. A wrong PIN gives `LastPinVerificationFailed`; after 5, or once expired, only a new PIN helps.",
         "security": [{ "deviceMAC": [] }],
         "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
+        "requestBody": { "description": "An empty body counts as `{}`.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
         "responses": {
           "200": { "$ref": "#/components/responses/Registration" },
           "400": { "$ref": "#/components/responses/DeviceBadRequest" },
@@ -284,9 +284,9 @@ extension OpenAPIDocument {
         "parameters": [
           { "name": "ref", "in": "query", "required": true, "description": "The reference Tandem gave the SMS.", "schema": { "type": "string", "pattern": "^[A-Za-z0-9._~-]{1,64}$" } },
           { "name": "type", "in": "query", "required": true, "description": "Kannel's DLR type (`%d`).", "schema": { "type": "integer", "enum": [1, 2, 4, 8, 16] } },
-          { "name": "reply", "in": "query", "description": "The SMSC's report text (`%A`).", "schema": { "type": "string", "maxLength": 200 } },
-          { "name": "time", "in": "query", "description": "Kannel's `%T`.", "schema": { "type": "string", "maxLength": 20 } },
-          { "name": "to", "in": "query", "description": "Kannel's `%p`.", "schema": { "type": "string", "maxLength": 20 } }
+          { "name": "reply", "in": "query", "description": "The SMSC's report text (`%A`); `stat:EXPIRED` in it makes a type 2 Expired.", "schema": { "type": "string" } },
+          { "name": "time", "in": "query", "description": "Kannel's `%T`; not used.", "schema": { "type": "string" } },
+          { "name": "to", "in": "query", "description": "Kannel's `%p`; not used.", "schema": { "type": "string" } }
         ],
         "responses": {
           "200": { "description": "Recorded (final types) or ignored (intermediate types).", "content": { "text/plain": { "schema": { "type": "string", "pattern": "^OK" } } } },
