@@ -514,7 +514,7 @@ extension OpenAPIDocument {
         "security": [{ "adminBearer": [] }],
         "parameters": [
           { "$ref": "#/components/parameters/AppKey" },
-          { "name": "prefix", "in": "path", "required": true, "description": "`+` and 4 to 11 digits (URL-encoded: `%2B3161234`).", "schema": { "type": "string", "pattern": "^\\+[0-9]{4,11}$" } }
+          { "name": "prefix", "in": "path", "required": true, "description": "`+` and 4 to 11 digits, the first not zero (URL-encoded: `%2B3161234`).", "schema": { "type": "string", "pattern": "^\\+[1-9][0-9]{3,10}$" } }
         ],
         "responses": {
           "204": { "description": "Lifted.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } } },
@@ -840,7 +840,7 @@ extension OpenAPIDocument {
         "additionalProperties": false,
         "properties": { "Message": { "type": "string" } }
       },
-      "Name": { "type": "string", "minLength": 1, "maxLength": 100, "description": "1 to 100 printable characters." },
+      "Name": { "type": "string", "maxLength": 100, "pattern": "^ *[^\\u0000-\\u001F\\u007F-\\u009F ][^\\u0000-\\u001F\\u007F-\\u009F]*$", "description": "1 to 100 characters (after trimming spaces), none a control character." },
       "AdminError": {
         "type": "object",
         "required": ["error"],
@@ -852,12 +852,15 @@ extension OpenAPIDocument {
       "SMSCountries": {
         "type": "object",
         "additionalProperties": false,
-        "description": "`allow` (only those) or `deny` (all but those), not both.",
+        "description": "`allow` (only those) or `deny` (all but those), not both. Unknown region codes are 400.",
+        "not": { "required": ["allow", "deny"] },
         "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" } }
       },
       "SMSProtectionRequest": {
         "type": "object",
         "additionalProperties": false,
+        "description": "`allow` (only those) or `deny` (all but those), not both. Unknown region codes are 400.",
+        "not": { "required": ["allow", "deny"] },
         "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" }, "pinLength": { "type": "integer", "minimum": 4, "maximum": 10 } }
       },
       "SMSProtection": {
@@ -887,6 +890,7 @@ extension OpenAPIDocument {
       "APNsCredentials": {
         "type": "object",
         "required": ["keyId", "teamId", "topic"],
+        "oneOf": [{ "required": ["keyFile"] }, { "required": ["keyEnv"] }],
         "additionalProperties": false,
         "properties": {
           "keyFile": { "type": "string", "description": "Absolute path of the `.p8` key on the server." },
@@ -966,7 +970,7 @@ extension OpenAPIDocument {
         "required": ["prefix", "region", "since", "until", "sent", "verified"],
         "additionalProperties": false,
         "properties": {
-          "prefix": { "type": "string", "pattern": "^\\+[0-9]{4,11}$" },
+          "prefix": { "type": "string", "pattern": "^\\+[1-9][0-9]{3,10}$" },
           "region": { "type": "string" },
           "since": { "$ref": "#/components/schemas/Timestamp" },
           "until": { "$ref": "#/components/schemas/Timestamp" },
