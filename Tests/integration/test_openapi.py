@@ -183,7 +183,7 @@ class API:
     def lookup(self):
         return self.plain.get(f"{self.url}/v1.0/message/{self.message_id}", headers={"X-CM-PRODUCTTOKEN": self.token}).json()
 
-    def use_real_product_token(self, case):
+    def make_usable(self, case):
         """A product token generated into a body or query (it wins over the header) is replaced by the account's, so
         that generated messages get past authentication; tokens of another type are left to be refused."""
         body, query = case.body, case.query
@@ -216,7 +216,7 @@ class API:
 
     def call(self, case):
         session, headers, query = self.credentials(case.operation.path)
-        self.use_real_product_token(case)
+        self.make_usable(case)
         return case.call(base_url=self.url, session=session, headers=headers, params=query or None, timeout=30)
 
 
@@ -284,6 +284,9 @@ def real_cases(api):
     op = lambda path, method: schema[path][method]  # noqa: E731
     cm = {"X-CM-PRODUCTTOKEN": api.token}
     return [
+        (op("/v1.0/message", "POST").Case(headers=cm, body={"messages": {"msg": [
+            {"from": "OpenAPI", "to": [{"number": VERIFIED_NUMBER}, {"number": "12"}], "body": {"content": "Code 5678"},
+             "appKey": api.app_key, "appMessageType": "OTP", "reference": "openapi-2"}]}}), 200),
         (op("/v1.0/message/{id}", "GET").Case(path_parameters={"id": api.message_id}, headers=cm), 200),
         (op("/v1.0/message/{id}", "GET").Case(path_parameters={"id": "openapi-1"}, headers=cm), 200),
         (op("/v1.0/message", "GET").Case(query={"reference": "openapi-1"}, headers=cm), 200),
@@ -293,6 +296,9 @@ def real_cases(api):
                                           body={"UpdateID": api.update_id, "Status": "Delivered"}), 204),
         (op("/v1.0/message/{id}/fallback", "POST").Case(path_parameters={"id": api.message_id}, headers=cm), 200),
         (op("/v1.0/deviceregistrations", "GET").Case(headers={"DeviceID": api.device_id}), 200),
+        (op("/v1.0/deviceregistrations", "PUT").Case(headers={"DeviceID": api.device_id},
+                                                     body={"NotificationsEnabled": True, "PushToken": "noread-openapi"}), 200),
+        (op("/v1.0/deviceregistrations", "POST").Case(body={"PushToken": "noread-openapi-2"}), 200),
         (op("/v1.0/deviceregistrations/voicecall", "POST").Case(headers={"DeviceID": api.device_id}, body={}), 400),
         (op("/gateway.ashx", "GET").Case(query={"producttoken": api.token, "from": "OpenAPI", "to": "0031612345670",
                                                 "body": "GET form"}), 200),
@@ -315,6 +321,8 @@ def real_cases(api):
                                                            "teamId": "DEF123GHIJ", "topic": "com.example.openapi"}), 200),
         (op("/admin/apps/{appKey}/fcm", "PUT").Case(path_parameters={"appKey": api.app_key},
                                                     body={"serviceAccountFile": str(DOCUMENT)}), 200),
+        (op("/admin/accounts", "POST").Case(body={"name": "OpenAPI 2"}), 201),
+        (op("/admin/apps", "POST").Case(body={"name": "OpenAPI App 2", "account": api.token}), 201),
         (op("/admin/apps", "GET").Case(), 200),
         (op("/admin/accounts", "GET").Case(), 200),
         (op("/admin/accounts/{productToken}/sms-countries", "PUT").Case(path_parameters={"productToken": api.token},
