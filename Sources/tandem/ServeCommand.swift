@@ -147,6 +147,7 @@ struct ServeCommand {
                        writeFailure: { store.writerStatistics.lastFailure })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
+        OpenAPIDocument().register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let admin = AdminAppsEndpoint(registry: store, adminToken: adminToken,
                                       now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
