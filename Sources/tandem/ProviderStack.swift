@@ -16,9 +16,15 @@ final class ProviderStack: Sendable {
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
     private let smppClient: SMPPClient?
+    private let smppBindCount: Int
     private let clients: [HTTPClient]
     private let pushShutdown: [@Sendable () async -> Void]
     private let logger: Logger
+
+    /// The SMPP client's binds (configured, bound now); nil when SMS does not go out over SMPP.
+    var smppBinds: (binds: Int, bindsUp: Int)? {
+        smppClient.map { (binds: smppBindCount, bindsUp: $0.status.boundBinds) }
+    }
 
     /// `credentials` are the apps' APNs and FCM credentials (the store), read when a push goes out.
     init(configuration: Configuration, credentials: any PushCredentialsSource, logger: Logger) throws(CommandFailure) {
@@ -59,6 +65,7 @@ final class ProviderStack: Sendable {
             pushSimulator = nil
         }
 
+        if case .smpp(let smpp) = providers.sms { smppBindCount = smpp.binds } else { smppBindCount = 0 }
         switch providers.sms {
         case .simulator:
             let simulator = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
