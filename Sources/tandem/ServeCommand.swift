@@ -14,7 +14,7 @@ struct ServeCommand {
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
         TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
-        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps, /admin/status) behind
         `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
