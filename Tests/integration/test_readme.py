@@ -53,11 +53,17 @@ def make_run_command():
 
 
 def fresh_checkout(directory):
-    tracked = subprocess.run(["git", "ls-files", "-z", "Config", "Policies"], cwd=REPO, capture_output=True, check=True)
-    for name in tracked.stdout.decode().split("\0"):
-        if name:
-            (directory / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, directory / name)
+    """What a clone holds of `Config/` and `Policies/`: the tracked files (every file when this is no git checkout)."""
+    try:
+        tracked = subprocess.run(["git", "ls-files", "-z", "Config", "Policies"], cwd=REPO, capture_output=True, check=True)
+        names = [name for name in tracked.stdout.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        names = [str(path.relative_to(REPO)) for folder in ("Config", "Policies") for path in (REPO / folder).rglob("*")
+                 if path.is_file()]
+    assert "Config/tandem.json" in names
+    for name in names:
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, directory / name)
     (directory / ".build" / "release").mkdir(parents=True)
     (directory / ".build" / "release" / "tandem").symlink_to(Path(BIN).resolve())
 
