@@ -200,3 +200,31 @@ def test_documentation_links_stay_inside_the_repository():
             checked += 1
     assert checked >= 10
     assert (REPO / "docs" / "deploy" / "tandem.service").exists()
+
+
+def test_the_documented_backup_commands_copy_a_live_database(serve, tmp_path):
+    """docs/operations.md's two ways to back up a live database give a consistent copy while `tandem serve` runs
+    and writes (the commands as documented, with the database and backup paths of this test)."""
+    operations = (REPO / "docs" / "operations.md").read_text()
+    commands = re.findall(r"(?m)^(sqlite3 /var/lib/tandem/tandem\.sqlite .*)$", operations)
+    assert len(commands) == 2 and "VACUUM INTO" in commands[0] and ".backup" in commands[1], commands
+    server = serve()
+    token = None
+    for name in ("Acme", "Globex"):
+        created = subprocess.run([BIN, "account", "create", name, "--config", str(server.config_path)],
+                                 capture_output=True, text=True)
+        assert created.returncode == 0, created.stderr
+        token = re.search(r"product token: (\S+)", created.stdout).group(1)
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    for index, command in enumerate(commands):
+        command = command.replace("/var/lib/tandem/tandem.sqlite", str(server.db))
+        command = command.replace("/var/backups/tandem/tandem-$(date -u +%Y%m%dT%H%M%SZ).sqlite", str(backups / f"copy-{index}.sqlite"))
+        result = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+        assert result.returncode == 0, (command, result.stderr)
+        copy = backups / f"copy-{index}.sqlite"
+        check = subprocess.run(["sqlite3", str(copy), "PRAGMA integrity_check", "SELECT product_token FROM accounts ORDER BY id"],
+                               capture_output=True, text=True)
+        assert check.stdout.splitlines()[0] == "ok", check
+        assert check.stdout.splitlines()[-1] == token  # the latest commit is in the copy, though it may still be in the WAL
+    assert server.process.poll() is None  # the server ran on
