@@ -228,3 +228,17 @@ def test_the_documented_backup_commands_copy_a_live_database(serve, tmp_path):
         assert check.stdout.splitlines()[0] == "ok", check
         assert check.stdout.splitlines()[-1] == token  # the latest commit is in the copy, though it may still be in the WAL
     assert server.process.poll() is None  # the server ran on
+
+
+def test_the_shipped_systemd_unit_is_valid(tmp_path):
+    """`systemd-analyze verify` accepts docs/deploy/tandem.service without a complaint (ExecStart pointed at the
+    binary under test, since /usr/local/bin/tandem is not installed here)."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    unit = (REPO / "docs" / "deploy" / "tandem.service").read_text()
+    assert "ExecStart=/usr/local/bin/tandem serve" in unit and "User=tandem" in unit and "StateDirectory=tandem" in unit
+    copy = tmp_path / "tandem.service"
+    copy.write_text(unit.replace("/usr/local/bin/tandem", str(Path(BIN).resolve())))
+    result = subprocess.run([analyze, "verify", str(copy)], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stderr.strip() == "", result.stderr
