@@ -23,6 +23,8 @@ if [ "$level" = test ] || [ "$level" = bench ]; then
   need_cmd bearerbox kannel
   # The PostgreSQL store's tests start a throwaway cluster with the server's own binaries.
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+  need_cmd chromium chromium            # the dashboard's browser test (Tests/integration/test_dashboard.py)
+  need_cmd chromedriver chromium-driver
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 fi
 if [ "$level" = bench ]; then

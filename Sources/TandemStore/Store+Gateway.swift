@@ -75,18 +75,24 @@ extension Store: SenderDirectory, MessageLedger {
         }
     }
 
-    /// One message row (`m.*` columns and `p.app_key`, as ``messageViews(where:_:account:)`` selects them) as
-    /// its view; also the SCG reads' (`Store+SCG.swift`).
-    static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
-                            decoder: JSONDecoder) throws(StoreError) -> MessageView {
+    /// The message of `row` (`m.*` columns and `p.app_key`, as ``messageViews(where:_:account:)`` selects them;
+    /// also the SCG reads' and the message search's) with its recipients: every one, or with `only` just those
+    /// at that number (and no queued ones); with `recipientLimit`, at most that many deliveries and as many
+    /// queued numbers.
+    static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog, decoder: JSONDecoder,
+                            only: MSISDN? = nil, recipientLimit: Int? = nil) throws(StoreError) -> MessageView {
         let idText = try row.get("message_id", as: String.self)
         guard let id = GUID(idText),
               let type = AppMessageType(wireName: try row.get("message_type", as: String.self)) else {
             throw .decoding(column: "messages", message: "message \(idText) has a malformed stored value")
         }
+        var bindings: [SQLValue] = [.integer(try row.get("id", as: Int64.self))]
+        if let only { bindings.append(.text(only.e164)) }
+        if let recipientLimit { bindings.append(.integer(Int64(recipientLimit))) }
         let deliveries = try db.query("""
-            SELECT id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ? ORDER BY id
-            """, [.integer(try row.get("id", as: Int64.self))])
+            SELECT id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ?\(only == nil ? "" : " AND msisdn = ?")
+            ORDER BY id\(recipientLimit == nil ? "" : " LIMIT ?")
+            """, bindings)
         var recipients: [RecipientView] = []
         for delivery in deliveries {
             let key = try delivery.get("id", as: Int64.self)
@@ -106,11 +112,11 @@ extension Store: SenderDirectory, MessageLedger {
                                             events: events))
         }
         var queued: [MSISDN] = []
-        if let spool = try db.queryFirst("SELECT recipients, total, started FROM message_spools WHERE message_id = ?",
+        if only == nil, let spool = try db.queryFirst("SELECT recipients, total, started FROM message_spools WHERE message_id = ?",
                                          [.integer(try row.get("id", as: Int64.self))]) {
             queued = try spooledRecipients(try spool.get("recipients", as: String.self),
                                            total: Int(try spool.get("total", as: Int64.self)),
-                                           from: Int(try spool.get("started", as: Int64.self)), limit: nil, message: idText)
+                                           from: Int(try spool.get("started", as: Int64.self)), limit: recipientLimit, message: idText)
         }
         return MessageView(id: id, reference: try row.get("reference", as: String?.self),
                            sender: try row.get("sender", as: String.self), messageType: type,

@@ -3,7 +3,7 @@ import TandemEngine
 import TandemStore
 
 /// `tandem app …`: the app manager on the command line — create, list, show, rotate-secret, set-apns, set-fcm,
-/// set-type.
+/// set-type, set-sms-protection, sms-blocks and delete.
 ///
 /// Guaranteed: the app secret is printed only by `create` and `rotate-secret` (once, when it is made);
 /// `list`, `show` and the `set-*` commands never print it, nor the contents of any key file (they show
@@ -24,6 +24,7 @@ struct AppCommand {
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app delete APP_KEY [--config PATH]
                tandem app user add APP_KEY [USER_ID] [--config PATH]
                tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
 
@@ -53,6 +54,9 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        delete         Deletes an app that no message names, with its device registrations and SMS prefix
+                       blocks. An app that messages name is kept for their history and the command fails:
+                       rotate its secret to lock its SDKs out, or disable its account.
         user           cospace's app users: `add` creates one (USER_ID a UUID, random when left out) and prints
                        its bearer token for /api/push, once; `list` shows them; `revoke` stops the token and
                        deletes the user's push tokens.
@@ -79,6 +83,7 @@ struct AppCommand {
         case "set-sender-id": try await setSenderID(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "delete": try await delete(parsed)
         case "user": try await user(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }

@@ -23,6 +23,8 @@ final class DeliveryStack: Sendable {
     let store: Store
     let providers: ProviderStack
     private let configuration: Configuration
+    /// Which provider serves each channel (`push=simulator sms=smpp voice=simulator`).
+    var configurationSummary: String { configuration.providers.summary }
     private let logger: Logger
     private let tasks = TaskBag()
 

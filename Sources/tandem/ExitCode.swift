@@ -9,6 +9,8 @@ enum ExitCode: Int32 {
     case usage = 64
     /// The input named something that does not exist, e.g. an unknown product token (EX_DATAERR).
     case dataError = 65
+    /// No server answers at the address a command talks to (EX_UNAVAILABLE).
+    case unavailable = 69
     /// A configuration or policy file is wrong (EX_CONFIG).
     case configuration = 78
 }

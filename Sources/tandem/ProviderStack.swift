@@ -18,14 +18,17 @@ final class ProviderStack: Sendable {
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
     private let smppClient: SMPPClient?
+    private let smppBindCount: Int
     private let clients: [HTTPClient]
     private let pushShutdown: [@Sendable () async -> Void]
     /// The push services' HTTP clients by provider (`apns`, `fcm`); none with the simulator.
     let pushStatistics: [(provider: String, read: @Sendable () -> HTTPClientStatistics)]
     private let logger: Logger
 
-    /// SMPP binds currently bound; nil when SMS does not go through SMPP.
-    var smppBindsUp: Int? { smppClient?.status.boundBinds }
+    /// The SMPP client's binds (configured, bound now); nil when SMS does not go out over SMPP.
+    var smppBinds: (binds: Int, bindsUp: Int)? {
+        smppClient.map { (binds: smppBindCount, bindsUp: $0.status.boundBinds) }
+    }
 
     /// `credentials` are the apps' APNs and FCM credentials (the store), read when a push goes out.
     init(configuration: Configuration, credentials: any PushCredentialsSource, logger: Logger) throws(CommandFailure) {
@@ -71,6 +74,7 @@ final class ProviderStack: Sendable {
             pushSimulator = nil
         }
 
+        if case .smpp(let smpp) = providers.sms { smppBindCount = smpp.binds } else { smppBindCount = 0 }
         switch providers.sms {
         case .simulator:
             let simulator = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)

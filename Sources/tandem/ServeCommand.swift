@@ -15,8 +15,8 @@ struct ServeCommand {
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
         TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
-        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
-        `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps, /admin/status, /admin/messages)
+        and the dashboard (/dashboard) behind `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
 
@@ -147,6 +147,7 @@ struct ServeCommand {
                        writeFailure: { store.writerStatistics.lastFailure })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
+        OpenAPIDocument().register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let admin = AdminAppsEndpoint(registry: store, adminToken: adminToken,
                                       now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
@@ -154,7 +155,11 @@ struct ServeCommand {
                                       prefixBlocks: stack.deviceAPI, cospace: store)
         admin.register(in: &router)
         AdminSCGEndpoint(admin: admin, tokens: store, senderIDs: store).register(in: &router)
-        logger.info("admin API", ["enabled": .bool(adminToken != nil)])
+        AdminStatusEndpoint(admin: admin) { await stack.status(uptimeSeconds: Self.seconds(since: started)) }.register(in: &router)
+        let dashboardToken = configuration.dashboard.token?.value
+        AdminMessagesEndpoint(search: store, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        DashboardEndpoint(registry: registry, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        logger.info("admin API", ["enabled": .bool(adminToken != nil), "dashboard": .bool(adminToken != nil || dashboardToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
         let accessLog = configuration.log.accessLog
@@ -211,8 +216,8 @@ struct ServeCommand {
             guard counts.count == Scheduler.Gauges.horizons.count + 1 else { return [] }
             return zip(Scheduler.Gauges.horizons.map(\.name) + [Scheduler.Gauges.beyondName], counts).map { ([$0], Double($1)) }
         }
-        if providers.smppBindsUp != nil {
-            registry.gauge("tandem_smpp_binds_up", help: "SMPP binds currently bound.") { Double(providers.smppBindsUp ?? 0) }
+        if providers.smppBinds != nil {
+            registry.gauge("tandem_smpp_binds_up", help: "SMPP binds currently bound.") { Double(providers.smppBinds?.bindsUp ?? 0) }
         }
         let push = providers.pushStatistics
         guard !push.isEmpty else { return }

@@ -58,6 +58,7 @@ struct MigrationTests {
             for index in ["registrations_app_msisdn", "registrations_app_push_token", "messages_idempotency",
                           "deliveries_inbox", "deliveries_in_flight", "outbox_due", "messages_account_reference", "idempotency_keys_created",
                           "sms_prefix_blocks_app", "sms_prefix_blocks_active", "scg_tokens_account", "messages_scg_listing",
+                          "deliveries_msisdn_message",
                           "app_users_app_user", "registrations_owner_user"] {
                 #expect(objects.contains("index:\(index)"), "missing index \(index)")
             }
