@@ -153,6 +153,9 @@ class API:
                                                                "defaultMessageType": "OTP"}, headers=admin)
         assert app.status_code == 201, app.text
         self.app_key, secret = app.json()["appKey"], app.json()["appSecret"]
+        scg = self.plain.post(f"{self.url}/admin/accounts/{self.token}/scg-tokens", json={"label": "openapi"}, headers=admin)
+        assert scg.status_code == 201, scg.text
+        self.scg_token = scg.json()["token"]
         # The install: registered and verified with the PIN the stand-in smsbox received.
         self.device = requests.Session()
         self.device.auth = MACAuth(self.app_key, secret, None)
@@ -208,6 +211,8 @@ class API:
             return self.device, {}, {}
         if path.startswith("/admin/"):
             return self.plain, {"Authorization": f"Bearer {ADMIN_TOKEN}"}, {}
+        if path.startswith("/scg-external-api/"):
+            return self.plain, {"Authorization": f"Bearer {self.scg_token}"}, {}
         if path == "/metrics":
             return self.plain, {"Authorization": f"Bearer {METRICS_TOKEN}"}, {}
         if path == "/kannel/dlr":

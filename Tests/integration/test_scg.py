@@ -280,7 +280,7 @@ def test_cancel_before_the_send_leaves_the_recipient_canceled(stack):
 
 
 def test_bad_input_listing_and_delete(stack):
-    status, reply = stack.scg("POST", "/message_requests/", {"from": "Shop", "to": ["psh:apn@nobody@tok"], "body": "Hi"})
+    status, reply = stack.scg("POST", "/message_requests", {"from": "Shop", "to": ["psh:apn@nobody@tok"], "body": "Hi"})
     assert status == 400 and reply["error"]["field"] == "to[0]", reply
     status, reply = stack.scg("POST", "/message_requests", {"from": "Shop", "to": ["+31612345678"], "body": "Hi",
                                                             "options": {"push:badge": "x"}})

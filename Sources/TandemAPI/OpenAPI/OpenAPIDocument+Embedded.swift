@@ -9,729 +9,4328 @@ extension OpenAPIDocument {
     "version": "1.0",
     "summary": "A self-hosted hybrid messaging engine: app push first, SMS when the push is not delivered or read in time.",
     "description": "Every HTTP endpoint `tandem serve` offers, grouped by tag, one tag per API: the CM.com MESSAGES gateway senders post to, the app (device) API the SDKs talk to, the Kannel delivery-report callback, the admin API, and the operations endpoints. Compatibility APIs add their own tag and paths beside these.\n\nThe server itself answers every route with: 404 `{\"error\":\"not found\"}` for an unknown path, 405 `{\"error\":\"method not allowed\"}` with `Allow` for another method of the seven it routes on (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS), 501 `{\"error\":\"method not implemented\"}` for any other method (TRACE, CONNECT, …: RFC 9110 §9.1), 413 `{\"error\":\"payload too large\",\"limit\":N}` over `http.maxBodyBytes`, 414 over `http.maxURLBytes`, 431 over `http.maxHeaderBytes`, 429 with `Retry-After` for a client address over `http.maxConnectionsPerAddress`, and 503 with `Retry-After` while request bodies in memory would pass `http.maxBufferedBodyBytes` or while the server shuts down. `HEAD` is served by each `GET` route. This document is checked against the server by `Tests/integration/test_openapi.py` and served by it at `GET /openapi.json`.",
-    "license": { "name": "See the LICENSE file of the repository", "identifier": "MIT" }
+    "license": {
+      "name": "See the LICENSE file of the repository",
+      "identifier": "MIT"
+    }
   },
   "servers": [
-    { "url": "http://127.0.0.1:8080", "description": "`make run` on the default configuration" }
+    {
+      "url": "http://127.0.0.1:8080",
+      "description": "`make run` on the default configuration"
+    }
   ],
   "tags": [
-    { "name": "CM gateway", "description": "CM.com's MESSAGES API: sending (JSON, XML and GET forms), the status of sent messages and the OTP manual fallback. Authenticated by the account's product token." },
-    { "name": "Device API", "description": "The app REST API v1.0 of the iOS, Android and Cordova SDKs (spec: \"Hybrid Messaging API\"): installs, MSISDN verification by PIN, the inbox and delivery and read receipts. Every request is signed (`deviceMAC`) and names its platform in `User-Agent`; errors are `{\"Message\":\"…\"}`." },
-    { "name": "cospace", "description": "cospace's per-user push tokens (`/api/push`) and push events." },
-    { "name": "SMS reports", "description": "Delivery reports pushed to Tandem by SMS gateways." },
-    { "name": "Admin", "description": "The app manager over HTTP, behind `TANDEM_ADMIN_TOKEN`: accounts, apps, push credentials, the SMS pumping defence. JSON in and out, `Cache-Control: no-store`; errors are `{\"error\":\"…\"}`; unknown or repeated keys are 400." },
-    { "name": "Operations", "description": "Health, metrics and this document." }
+    {
+      "name": "CM gateway",
+      "description": "CM.com's MESSAGES API: sending (JSON, XML and GET forms), the status of sent messages and the OTP manual fallback. Authenticated by the account's product token."
+    },
+    {
+      "name": "Device API",
+      "description": "The app REST API v1.0 of the iOS, Android and Cordova SDKs (spec: \"Hybrid Messaging API\"): installs, MSISDN verification by PIN, the inbox and delivery and read receipts. Every request is signed (`deviceMAC`) and names its platform in `User-Agent`; errors are `{\"Message\":\"…\"}`."
+    },
+    {
+      "name": "cospace",
+      "description": "cospace's per-user push tokens (`/api/push`) and push events."
+    },
+    {
+      "name": "SMS reports",
+      "description": "Delivery reports pushed to Tandem by SMS gateways."
+    },
+    {
+      "name": "Admin",
+      "description": "The app manager over HTTP, behind `TANDEM_ADMIN_TOKEN`: accounts, apps, push credentials, the SMS pumping defence. JSON in and out, `Cache-Control: no-store`; errors are `{\"error\":\"…\"}`; unknown or repeated keys are 400."
+    },
+    {
+      "name": "Operations",
+      "description": "Health, metrics and this document."
+    },
+    {
+      "name": "SCG",
+      "description": "Syniverse SCG's messaging API, for code written against Syniverse's SDKs: per-account bearer tokens, JSON bodies, errors as `{\"error\":{\"code\",\"field\"?,\"description\"}}`."
+    },
+    {
+      "name": "Dashboard",
+      "description": "The operator's dashboard and the reads behind it (admin token or `dashboard.token`)."
+    }
   ],
   "paths": {
     "/v1.0/message": {
       "post": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmSendJSON",
         "summary": "Send messages (MESSAGES, JSON)",
         "description": "Keys are matched in any ASCII casing and unknown keys are ignored, as CM does. The product token is read from `messages.authentication.producttoken`, else from `X-CM-PRODUCTTOKEN`. The reply is sent after the accepted messages are committed. A request refused as a whole is HTTP 400 with CM's `errorCode` and no lines (101 authentication, 103 product token, 202 malformed, 203 `msg` array); a partly refused request is 200 with `errorCode` 201 and a line per recipient; every recipient refused is 400 with 201. Limits (202 or 203, before the token is looked at): at most 10,000 messages, JSON of at most 1,000,000 values and 64 levels.",
-        "security": [{}, { "productToken": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+        "security": [
+          {},
+          {
+            "productToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
-          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMRequest" } } }
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CMRequest"
+              }
+            }
+          }
         },
         "responses": {
-          "200": { "description": "Every line accepted (`errorCode` 0), or some refused (`errorCode` 201).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "400": { "description": "The request was refused as a whole (`messages` empty), or every line was refused (`errorCode` 201).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "422": { "description": "The `Idempotency-Key` was used before for a different request (`errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "503": { "$ref": "#/components/responses/ServerBusy" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "description": "Every line accepted (`errorCode` 0), or some refused (`errorCode` 201).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CMResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The request was refused as a whole (`messages` empty), or every line was refused (`errorCode` 201).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CMResponse"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "422": {
+            "description": "The `Idempotency-Key` was used before for a different request (`errorCode` 305).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CMResponse"
+                }
+              }
+            }
+          },
+          "503": {
+            "$ref": "#/components/responses/ServerBusy"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       },
       "get": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmLookupByReference",
         "summary": "Every message with a reference",
-        "security": [{ "productToken": [] }, { "productTokenQuery": [] }],
+        "security": [
+          {
+            "productToken": []
+          },
+          {
+            "productTokenQuery": []
+          }
+        ],
         "parameters": [
-          { "name": "reference", "in": "query", "required": true, "description": "The `reference` the messages were sent with.", "schema": { "type": "string", "minLength": 1, "maxLength": 64 } }
+          {
+            "name": "reference",
+            "in": "query",
+            "required": true,
+            "description": "The `reference` the messages were sent with.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          }
         ],
         "responses": {
-          "200": { "description": "The account's messages with that reference, oldest first.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/MessageList" } } } },
-          "400": { "description": "No reference was given (`errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "The account's messages with that reference, oldest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MessageList"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "No reference was given (`errorCode` 305).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CMResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/CMUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/CMNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/v1.0/message/{id}": {
       "get": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmLookup",
         "summary": "A message's recipients, statuses and event timelines",
         "description": "By Tandem's `messageId`, else by `reference`: one message, or `{\"messages\":[…]}` when several of the account's messages carry that reference. Another account's messages are 404.",
-        "security": [{ "productToken": [] }, { "productTokenQuery": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/MessageIDOrReference" }],
+        "security": [
+          {
+            "productToken": []
+          },
+          {
+            "productTokenQuery": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/MessageIDOrReference"
+          }
+        ],
         "responses": {
-          "200": { "description": "The message, or the messages with that reference.", "content": { "application/json": { "schema": { "oneOf": [{ "$ref": "#/components/schemas/Message" }, { "$ref": "#/components/schemas/MessageList" }] } } } },
-          "400": { "description": "The id is empty (`/v1.0/message/`; `errorCode` 305).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-          "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "The message, or the messages with that reference.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/Message"
+                    },
+                    {
+                      "$ref": "#/components/schemas/MessageList"
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The id is empty (`/v1.0/message/`; `errorCode` 305).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CMResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/CMUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/CMNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/v1.0/message/{id}/fallback": {
       "post": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmManualFallback",
         "summary": "OTP manual fallback: the SMS now",
         "description": "Asks each in-flight recipient of the message (by id, else its latest message with that reference) for its SMS now, as the policy's `manualFallback` allows: for OTP the push is terminated (withdrawn if still queued, shown to the app as Cancelled without its body). The answer says per recipient what happened. No request body.",
-        "security": [{ "productToken": [] }, { "productTokenQuery": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/MessageIDOrReference" }],
+        "security": [
+          {
+            "productToken": []
+          },
+          {
+            "productTokenQuery": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/MessageIDOrReference"
+          }
+        ],
         "responses": {
-          "200": { "description": "One outcome per recipient.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FallbackResult" } } } },
-          "401": { "$ref": "#/components/responses/CMUnauthorized" },
-          "404": { "$ref": "#/components/responses/CMNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "One outcome per recipient.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FallbackResult"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/CMUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/CMNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/gateway.ashx": {
       "post": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmSendXML",
         "summary": "Send messages (MESSAGES, XML)",
         "description": "The XML form: `<MESSAGES><AUTHENTICATION><PRODUCTTOKEN>…</PRODUCTTOKEN></AUTHENTICATION><MSG><FROM>…</FROM><TO>…</TO><BODY>…</BODY>…</MSG></MESSAGES>`; element names in any casing, `TO` and `ALLOWEDCHANNELS` may repeat. A body whose first non-space character is `{` is read as the JSON form (and answered as it). DTDs and entities are refused (no XXE); at most 50,000 elements and attributes, 32 attributes per element, names of 128 bytes and 16 levels. Nothing per message is reported: any refused message or recipient refuses the whole request and nothing is stored.",
-        "security": [{}, { "productToken": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+        "security": [
+          {},
+          {
+            "productToken": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
-            "application/xml": { "schema": { "$ref": "#/components/schemas/CMXMLRequest" } },
-            "text/xml": { "schema": { "$ref": "#/components/schemas/CMXMLRequest" } }
+            "application/xml": {
+              "schema": {
+                "$ref": "#/components/schemas/CMXMLRequest"
+              }
+            },
+            "text/xml": {
+              "schema": {
+                "$ref": "#/components/schemas/CMXMLRequest"
+              }
+            }
           }
         },
         "responses": {
-          "200": { "$ref": "#/components/responses/CMPlainAccepted" },
-          "400": { "$ref": "#/components/responses/CMPlainRefused" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "422": { "$ref": "#/components/responses/CMPlainRefused" },
-          "503": { "$ref": "#/components/responses/ServerBusy" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/CMPlainAccepted"
+          },
+          "400": {
+            "$ref": "#/components/responses/CMPlainRefused"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "422": {
+            "$ref": "#/components/responses/CMPlainRefused"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServerBusy"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       },
       "get": {
-        "tags": ["CM gateway"],
+        "tags": [
+          "CM gateway"
+        ],
         "operationId": "cmSendQuery",
         "summary": "Send one message (MESSAGES, GET form)",
         "description": "One message from the query: parameter names are the `msg` field names in any casing; `to` may repeat and may hold several numbers separated by commas; `type` (or `bodytype`) sets the body type. A query naming none of `from`, `to`, `body` is refused (203). Any refused recipient refuses the whole request.",
-        "security": [{}, { "productToken": [] }],
+        "security": [
+          {},
+          {
+            "productToken": []
+          }
+        ],
         "parameters": [
-          { "name": "producttoken", "in": "query", "description": "The account's product token (else `X-CM-PRODUCTTOKEN`).", "schema": { "type": "string", "format": "uuid" } },
-          { "name": "from", "in": "query", "schema": { "$ref": "#/components/schemas/CMSender" } },
-          { "name": "to", "in": "query", "description": "One or more numbers, comma-separated.", "schema": { "type": "string", "pattern": "^(\\+|00)[1-9][0-9]{7,14}(,(\\+|00)[1-9][0-9]{7,14}){0,9}$" } },
-          { "name": "body", "in": "query", "schema": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$" } },
-          { "name": "type", "in": "query", "schema": { "type": "string", "enum": ["auto", "plaintext"] } },
-          { "name": "reference", "in": "query", "schema": { "type": "string", "pattern": "^[ -~]{1,32}$" } },
-          { "name": "appkey", "in": "query", "schema": { "type": "string", "format": "uuid" } },
-          { "name": "appmessagetype", "in": "query", "schema": { "$ref": "#/components/schemas/AppMessageType" } },
-          { "name": "allowedchannels", "in": "query", "schema": { "$ref": "#/components/schemas/Channel" } },
-          { "name": "validity", "in": "query", "schema": { "type": "string", "maxLength": 40 } },
-          { "name": "dcs", "in": "query", "schema": { "type": "integer", "enum": [0, 8] } },
-          { "name": "fallbackfor", "in": "query", "schema": { "type": "string", "maxLength": 64 } },
-          { "$ref": "#/components/parameters/IdempotencyKey" }
+          {
+            "name": "producttoken",
+            "in": "query",
+            "description": "The account's product token (else `X-CM-PRODUCTTOKEN`).",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/CMSender"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "One or more numbers, comma-separated.",
+            "schema": {
+              "type": "string",
+              "pattern": "^(\\+|00)[1-9][0-9]{7,14}(,(\\+|00)[1-9][0-9]{7,14}){0,9}$"
+            }
+          },
+          {
+            "name": "body",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 1224,
+              "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$"
+            }
+          },
+          {
+            "name": "type",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "auto",
+                "plaintext"
+              ]
+            }
+          },
+          {
+            "name": "reference",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "pattern": "^[ -~]{1,32}$"
+            }
+          },
+          {
+            "name": "appkey",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "appmessagetype",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/AppMessageType"
+            }
+          },
+          {
+            "name": "allowedchannels",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/Channel"
+            }
+          },
+          {
+            "name": "validity",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "maxLength": 40
+            }
+          },
+          {
+            "name": "dcs",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "enum": [
+                0,
+                8
+              ]
+            }
+          },
+          {
+            "name": "fallbackfor",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
         ],
         "responses": {
-          "200": { "$ref": "#/components/responses/CMPlainAccepted" },
-          "400": { "$ref": "#/components/responses/CMPlainRefused" },
-          "422": { "$ref": "#/components/responses/CMPlainRefused" },
-          "414": { "$ref": "#/components/responses/URITooLong" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/CMPlainAccepted"
+          },
+          "400": {
+            "$ref": "#/components/responses/CMPlainRefused"
+          },
+          "422": {
+            "$ref": "#/components/responses/CMPlainRefused"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       }
     },
     "/v1.0/deviceregistrations": {
       "post": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceRegister",
         "summary": "Register an install",
         "description": "A new install of the signing app, optionally with its push token and number (a number sends the PIN by SMS: `WaitingForPin`). The only route without a `DeviceID`: it returns one. `VerificationCode` is ignored here.",
-        "security": [{ "deviceMAC": [] }],
-        "requestBody": { "description": "An empty body counts as `{}`.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "requestBody": {
+          "description": "An empty body counts as `{}`.",
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RegistrationChanges"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/Registration" },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "403": { "$ref": "#/components/responses/DeviceForbidden" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "429": { "$ref": "#/components/responses/DeviceLimited" },
-          "502": { "$ref": "#/components/responses/DeviceProviderFailed" }
+          "200": {
+            "$ref": "#/components/responses/Registration"
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/DeviceForbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/DeviceLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/DeviceProviderFailed"
+          }
         }
       },
       "get": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceShowRegistration",
         "summary": "The install's registration",
-        "security": [{ "deviceMAC": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          }
+        ],
         "responses": {
-          "200": { "$ref": "#/components/responses/Registration" },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/Registration"
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       },
       "put": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceUpdateRegistration",
         "summary": "Change the push token, notifications, number or verify the PIN",
         "description": "Any of `PushToken`, `NotificationsEnabled`, `Msisdn` (a number not yet verified gets a PIN by SMS; the same unverified number again resends the same PIN while it is valid) and `VerificationCode`, applied in that order. A wrong PIN gives `LastPinVerificationFailed`; after 5, or once expired, only a new PIN helps.",
-        "security": [{ "deviceMAC": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
-        "requestBody": { "description": "An empty body counts as `{}`.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RegistrationChanges" } } } },
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          }
+        ],
+        "requestBody": {
+          "description": "An empty body counts as `{}`.",
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RegistrationChanges"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/Registration" },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "403": { "$ref": "#/components/responses/DeviceForbidden" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "429": { "$ref": "#/components/responses/DeviceLimited" },
-          "502": { "$ref": "#/components/responses/DeviceProviderFailed" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/Registration"
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/DeviceForbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/DeviceLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/DeviceProviderFailed"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       },
       "delete": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceResetRegistration",
         "summary": "Reset after a SIM change",
         "description": "The number and any PIN are forgotten and the registration is `Unverified` again; the install keeps its DeviceID and push token.",
-        "security": [{ "deviceMAC": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          }
+        ],
         "responses": {
-          "200": { "$ref": "#/components/responses/Registration" },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/Registration"
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       }
     },
     "/v1.0/deviceregistrations/voicecall": {
       "post": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceVoiceCall",
         "summary": "Have the current PIN read out by phone",
         "description": "Only after a PIN was requested by SMS and while it is valid: the same PIN, never a new one. An optional `Msisdn` must be the registration's number. An empty body is allowed.",
-        "security": [{ "deviceMAC": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
-        "requestBody": { "content": { "application/json": { "schema": { "$ref": "#/components/schemas/VoiceCallRequest" } } } },
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          }
+        ],
+        "requestBody": {
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/VoiceCallRequest"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/Registration" },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "403": { "$ref": "#/components/responses/DeviceForbidden" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "429": { "$ref": "#/components/responses/DeviceLimited" },
-          "502": { "$ref": "#/components/responses/DeviceProviderFailed" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "$ref": "#/components/responses/Registration"
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/DeviceForbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/DeviceLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/DeviceProviderFailed"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       }
     },
     "/v1.0/messages": {
       "get": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceInbox",
         "summary": "The install's inbox (OData v3 query options)",
         "description": "The messages pushed through the caller's app to the number it verified, newest first unless `$orderby` says otherwise. An install without a verified number has an empty inbox. Option names are case-sensitive; anything the grammar does not allow is 400 naming the part.",
-        "security": [{ "deviceMAC": [] }],
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
         "parameters": [
-          { "$ref": "#/components/parameters/DeviceID" },
-          { "name": "$top", "in": "query", "description": "At most this many (capped at `deviceAPI.maxTop`, 1,000, not refused above it).", "schema": { "type": "integer", "minimum": 0, "maximum": 1000000 } },
-          { "name": "$skip", "in": "query", "schema": { "type": "integer", "minimum": 0, "maximum": 1000000 } },
-          { "name": "$orderby", "in": "query", "description": "Comma-separated `Field [asc|desc]` of `ID`, `UpdateID`, `Sender`, `DateTime`, `Status`.", "schema": { "type": "string", "maxLength": 200 }, "examples": { "newestFirst": { "value": "DateTime desc" } } },
-          { "name": "$select", "in": "query", "description": "Comma-separated fields of `ID`, `UpdateID`, `Recipient`, `Sender`, `Body`, `DateTime`, `Status`.", "schema": { "type": "string", "maxLength": 200 }, "examples": { "ids": { "value": "ID,UpdateID,Status" } } },
-          { "name": "$filter", "in": "query", "description": "`eq ne gt ge lt le and or not` and parentheses over `ID`, `UpdateID`, `Sender`, `DateTime` (`datetime'2026-11-21T10:00:00'`), `Status` (`'Delivered'`).", "schema": { "type": "string", "maxLength": 400 }, "examples": { "delivered": { "value": "Status eq 'Delivered'" } } }
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          },
+          {
+            "name": "$top",
+            "in": "query",
+            "description": "At most this many (capped at `deviceAPI.maxTop`, 1,000, not refused above it).",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 1000000
+            }
+          },
+          {
+            "name": "$skip",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 1000000
+            }
+          },
+          {
+            "name": "$orderby",
+            "in": "query",
+            "description": "Comma-separated `Field [asc|desc]` of `ID`, `UpdateID`, `Sender`, `DateTime`, `Status`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "examples": {
+              "newestFirst": {
+                "value": "DateTime desc"
+              }
+            }
+          },
+          {
+            "name": "$select",
+            "in": "query",
+            "description": "Comma-separated fields of `ID`, `UpdateID`, `Recipient`, `Sender`, `Body`, `DateTime`, `Status`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "examples": {
+              "ids": {
+                "value": "ID,UpdateID,Status"
+              }
+            }
+          },
+          {
+            "name": "$filter",
+            "in": "query",
+            "description": "`eq ne gt ge lt le and or not` and parentheses over `ID`, `UpdateID`, `Sender`, `DateTime` (`datetime'2026-11-21T10:00:00'`), `Status` (`'Delivered'`).",
+            "schema": {
+              "type": "string",
+              "maxLength": 400
+            },
+            "examples": {
+              "delivered": {
+                "value": "Status eq 'Delivered'"
+              }
+            }
+          }
         ],
         "responses": {
-          "200": { "description": "The page of messages; each carries the `$select`ed fields (all by default).", "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/InboxMessage" } } } } },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "414": { "$ref": "#/components/responses/URITooLong" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "200": {
+            "description": "The page of messages; each carries the `$select`ed fields (all by default).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/InboxMessage"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       },
       "put": {
-        "tags": ["Device API"],
+        "tags": [
+          "Device API"
+        ],
         "operationId": "deviceReceipt",
         "summary": "Acknowledge a push or report it read",
         "description": "`\"Status\": \"Delivered\"` acknowledges the push, `ReadByRecipient` reports it displayed (a read inside a Critical message's window cancels its SMS fallback). Answered 204 once committed. An `UpdateID` that is unknown, not this install's (another app, another number), or of a final delivery older than 24 h is 404.",
-        "security": [{ "deviceMAC": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/DeviceID" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Receipt" } } } },
+        "security": [
+          {
+            "deviceMAC": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceID"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/Receipt"
+              }
+            }
+          }
+        },
         "responses": {
-          "204": { "description": "The receipt is recorded." },
-          "400": { "$ref": "#/components/responses/DeviceBadRequest" },
-          "401": { "$ref": "#/components/responses/DeviceUnauthorized" },
-          "404": { "description": "No message with that UpdateID for this install.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "431": { "$ref": "#/components/responses/HeaderTooLarge" }
+          "204": {
+            "description": "The receipt is recorded."
+          },
+          "400": {
+            "$ref": "#/components/responses/DeviceBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/DeviceUnauthorized"
+          },
+          "404": {
+            "description": "No message with that UpdateID for this install.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeviceError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
         }
       }
     },
     "/kannel/dlr": {
       "get": {
-        "tags": ["SMS reports"],
+        "tags": [
+          "SMS reports"
+        ],
         "operationId": "kannelDLR",
         "summary": "Kannel's delivery-report callback",
         "description": "Served only with `providers.sms.kannel`, at the path of its `dlrURL` (`/kannel/dlr` by default). Tandem gives Kannel the dlr-url `…?ref=<reference>&type=%d&reply=%A&time=%T&to=%p` (plus `token` when `dlrToken` is set). Final types 1 (Delivered), 2 (Failed; Expired when the SMSC said `stat:EXPIRED`) and 16 (Failed) are answered 200 once recorded; intermediate types 4 and 8 are answered 200 and reported to no one. 503 when the report could not be recorded: Kannel retries with `http-request-retry`.",
-        "security": [{}, { "kannelToken": [] }],
+        "security": [
+          {},
+          {
+            "kannelToken": []
+          }
+        ],
         "parameters": [
-          { "name": "ref", "in": "query", "required": true, "description": "The reference Tandem gave the SMS.", "schema": { "type": "string", "pattern": "^[A-Za-z0-9._~-]{1,64}$" } },
-          { "name": "type", "in": "query", "required": true, "description": "Kannel's DLR type (`%d`).", "schema": { "type": "integer", "enum": [1, 2, 4, 8, 16] } },
-          { "name": "reply", "in": "query", "description": "The SMSC's report text (`%A`); `stat:EXPIRED` in it makes a type 2 Expired.", "schema": { "type": "string" } },
-          { "name": "time", "in": "query", "description": "Kannel's `%T`; not used.", "schema": { "type": "string" } },
-          { "name": "to", "in": "query", "description": "Kannel's `%p`; not used.", "schema": { "type": "string" } }
+          {
+            "name": "ref",
+            "in": "query",
+            "required": true,
+            "description": "The reference Tandem gave the SMS.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9._~-]{1,64}$"
+            }
+          },
+          {
+            "name": "type",
+            "in": "query",
+            "required": true,
+            "description": "Kannel's DLR type (`%d`).",
+            "schema": {
+              "type": "integer",
+              "enum": [
+                1,
+                2,
+                4,
+                8,
+                16
+              ]
+            }
+          },
+          {
+            "name": "reply",
+            "in": "query",
+            "description": "The SMSC's report text (`%A`); `stat:EXPIRED` in it makes a type 2 Expired.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "time",
+            "in": "query",
+            "description": "Kannel's `%T`; not used.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Kannel's `%p`; not used.",
+            "schema": {
+              "type": "string"
+            }
+          }
         ],
         "responses": {
-          "200": { "description": "Recorded (final types) or ignored (intermediate types).", "content": { "text/plain": { "schema": { "type": "string", "pattern": "^OK" } } } },
-          "400": { "description": "The callback is malformed; the reason as text.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
-          "403": { "description": "The `token` is missing or wrong.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
-          "503": { "description": "The report could not be recorded; try again.", "content": { "text/plain": { "schema": { "type": "string", "minLength": 1 } } } },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "Recorded (final types) or ignored (intermediate types).",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^OK"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The callback is malformed; the reason as text.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The `token` is missing or wrong.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The report could not be recorded; try again.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "minLength": 1
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/accounts": {
       "get": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminListAccounts",
         "summary": "Every account, product tokens masked",
-        "security": [{ "adminBearer": [] }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
         "responses": {
-          "200": { "description": "The accounts.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["accounts"], "additionalProperties": false, "properties": { "accounts": { "type": "array", "items": { "$ref": "#/components/schemas/Account" } } } } } } },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" }
+          "200": {
+            "description": "The accounts.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "accounts"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "accounts": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Account"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          }
         }
       },
       "post": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminCreateAccount",
         "summary": "Create an account",
-        "security": [{ "adminBearer": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["name"], "additionalProperties": false, "properties": { "name": { "$ref": "#/components/schemas/Name" } } } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "name"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "name": {
+                    "$ref": "#/components/schemas/Name"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "201": { "description": "The account with its product token: the only time it is shown.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CreatedAccount" } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "201": {
+            "description": "The account with its product token: the only time it is shown.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedAccount"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
         }
       }
     },
     "/admin/accounts/{productToken}/sms-countries": {
       "put": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminSetSMSCountries",
         "summary": "Where the gateway may send SMS for an account",
         "description": "Replaces the whole setting: a key left out is its default (enforce, anywhere).",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [
-          { "name": "productToken", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }
+        "security": [
+          {
+            "adminBearer": []
+          }
         ],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SMSCountries" } } } },
+        "parameters": [
+          {
+            "name": "productToken",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SMSCountries"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "description": "The account.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Account" } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "The account.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Account"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps": {
       "get": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminListApps",
         "summary": "Every app",
-        "security": [{ "adminBearer": [] }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
         "responses": {
-          "200": { "description": "The apps, never with their secrets.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["apps"], "additionalProperties": false, "properties": { "apps": { "type": "array", "items": { "$ref": "#/components/schemas/App" } } } } } } },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" }
+          "200": {
+            "description": "The apps, never with their secrets.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "apps"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "apps": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/App"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          }
         }
       },
       "post": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminCreateApp",
         "summary": "Create an app",
-        "security": [{ "adminBearer": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["name", "account"], "additionalProperties": false, "properties": { "name": { "$ref": "#/components/schemas/Name" }, "account": { "type": "string", "format": "uuid", "description": "The owning account's product token." }, "defaultMessageType": { "$ref": "#/components/schemas/AppMessageType" } } } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "name",
+                  "account"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "name": {
+                    "$ref": "#/components/schemas/Name"
+                  },
+                  "account": {
+                    "type": "string",
+                    "format": "uuid",
+                    "description": "The owning account's product token."
+                  },
+                  "defaultMessageType": {
+                    "$ref": "#/components/schemas/AppMessageType"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "201": { "description": "The app with its secret: the only time it is shown.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" }, "Location": { "description": "`/admin/apps/{appKey}`", "schema": { "type": "string", "pattern": "^/admin/apps/[0-9a-f-]{36}$" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CreatedApp" } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "409": { "description": "The account is disabled.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "201": {
+            "description": "The app with its secret: the only time it is shown.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              },
+              "Location": {
+                "description": "`/admin/apps/{appKey}`",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^/admin/apps/[0-9a-f-]{36}$"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedApp"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "409": {
+            "description": "The account is disabled.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
         }
       }
     },
     "/admin/apps/{appKey}": {
       "get": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminShowApp",
         "summary": "An app with its registrations by status",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
         "responses": {
-          "200": { "$ref": "#/components/responses/AppDetails" },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/rotate-secret": {
       "post": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminRotateSecret",
         "summary": "A new app secret; the old one stops working",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "description": "None, or `{}`.", "content": { "application/json": { "schema": { "type": "object", "additionalProperties": false, "maxProperties": 0 } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "description": "None, or `{}`.",
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "maxProperties": 0
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "description": "The new secret, shown once.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["appKey", "appSecret"], "additionalProperties": false, "properties": { "appKey": { "type": "string", "format": "uuid" }, "appSecret": { "type": "string", "minLength": 1 } } } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "The new secret, shown once.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "appKey",
+                    "appSecret"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "appKey": {
+                      "type": "string",
+                      "format": "uuid"
+                    },
+                    "appSecret": {
+                      "type": "string",
+                      "minLength": 1
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/apns": {
       "put": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminSetAPNs",
         "summary": "The app's APNs credentials (references, never key material)",
         "description": "`keyFile` (a `.p8` file that must exist on the server; it is not read) or `keyEnv` (an environment variable holding the PEM), not both.",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/APNsCredentials" } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/APNsCredentials"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/AppDetails" },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/fcm": {
       "put": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminSetFCM",
         "summary": "The app's FCM service-account file",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FCMCredentials" } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/FCMCredentials"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/AppDetails" },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/type": {
       "put": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminSetType",
         "summary": "The app's default message type",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["defaultMessageType"], "additionalProperties": false, "properties": { "defaultMessageType": { "$ref": "#/components/schemas/AppMessageType" } } } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "defaultMessageType"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "defaultMessageType": {
+                    "$ref": "#/components/schemas/AppMessageType"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/AppDetails" },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/sms-protection": {
       "put": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminSetSMSProtection",
         "summary": "The app's defence against SMS pumping",
         "description": "Replaces the whole setting: a key left out is its default (enforce, anywhere, the configured PIN length).",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SMSProtectionRequest" } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SMSProtectionRequest"
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "$ref": "#/components/responses/AppDetails" },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/sms-blocks": {
       "get": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminListSMSBlocks",
         "summary": "Number prefixes blocked for low PIN conversion",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
         "responses": {
-          "200": { "description": "The app's active blocks.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["blocks"], "additionalProperties": false, "properties": { "blocks": { "type": "array", "items": { "$ref": "#/components/schemas/PrefixBlock" } } } } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "The app's active blocks.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "blocks"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "blocks": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/PrefixBlock"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/sms-blocks/{prefix}": {
       "delete": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminLiftSMSBlock",
         "summary": "Lift a prefix block",
-        "security": [{ "adminBearer": [] }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
         "parameters": [
-          { "$ref": "#/components/parameters/AppKey" },
-          { "name": "prefix", "in": "path", "required": true, "description": "`+` and 4 to 11 digits, the first not zero (URL-encoded: `%2B3161234`).", "schema": { "type": "string", "pattern": "^\\+[1-9][0-9]{3,10}$" } }
+          {
+            "$ref": "#/components/parameters/AppKey"
+          },
+          {
+            "name": "prefix",
+            "in": "path",
+            "required": true,
+            "description": "`+` and 4 to 11 digits, the first not zero (URL-encoded: `%2B3161234`).",
+            "schema": {
+              "type": "string",
+              "pattern": "^\\+[1-9][0-9]{3,10}$"
+            }
+          }
         ],
         "responses": {
-          "204": { "description": "Lifted.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "204": {
+            "description": "Lifted.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/users": {
       "get": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminListAppUsers",
         "summary": "The app's cospace users",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
         "responses": {
-          "200": { "description": "Active and revoked, oldest first.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["users"], "additionalProperties": false, "properties": { "users": { "type": "array", "items": { "type": "object", "required": ["userId", "createdAt", "revokedAt"], "additionalProperties": false, "properties": { "userId": { "$ref": "#/components/schemas/GUID" }, "createdAt": { "$ref": "#/components/schemas/Timestamp" }, "revokedAt": { "oneOf": [{ "$ref": "#/components/schemas/Timestamp" }, { "type": "null" }] } } } } } } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "Active and revoked, oldest first.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "users"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "users": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "userId",
+                          "createdAt",
+                          "revokedAt"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "userId": {
+                            "$ref": "#/components/schemas/GUID"
+                          },
+                          "createdAt": {
+                            "$ref": "#/components/schemas/Timestamp"
+                          },
+                          "revokedAt": {
+                            "oneOf": [
+                              {
+                                "$ref": "#/components/schemas/Timestamp"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       },
       "post": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminAddAppUser",
         "summary": "Add a cospace user; its bearer token is shown only here",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }],
-        "requestBody": { "required": false, "content": { "application/json": { "schema": { "type": "object", "additionalProperties": false, "properties": { "userId": { "$ref": "#/components/schemas/GUID" } } } } } },
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "userId": {
+                    "$ref": "#/components/schemas/GUID"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "201": { "description": "The user and its token.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "type": "object", "required": ["appKey", "userId", "token", "createdAt"], "additionalProperties": false, "properties": { "appKey": { "$ref": "#/components/schemas/GUID" }, "userId": { "$ref": "#/components/schemas/GUID" }, "token": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "createdAt": { "$ref": "#/components/schemas/Timestamp" } } } } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "409": { "description": "An active user has this id.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "201": {
+            "description": "The user and its token.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "appKey",
+                    "userId",
+                    "token",
+                    "createdAt"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "appKey": {
+                      "$ref": "#/components/schemas/GUID"
+                    },
+                    "userId": {
+                      "$ref": "#/components/schemas/GUID"
+                    },
+                    "token": {
+                      "type": "string",
+                      "pattern": "^[0-9a-f]{64}$"
+                    },
+                    "createdAt": {
+                      "$ref": "#/components/schemas/Timestamp"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "409": {
+            "description": "An active user has this id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/admin/apps/{appKey}/users/{userId}": {
       "delete": {
-        "tags": ["Admin"],
+        "tags": [
+          "Admin"
+        ],
         "operationId": "adminRevokeAppUser",
         "summary": "Revoke a cospace user: its token stops working, its push tokens are deleted",
-        "security": [{ "adminBearer": [] }],
-        "parameters": [{ "$ref": "#/components/parameters/AppKey" }, { "name": "userId", "in": "path", "required": true, "schema": { "$ref": "#/components/schemas/GUID" } }],
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppKey"
+          },
+          {
+            "name": "userId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "$ref": "#/components/schemas/GUID"
+            }
+          }
+        ],
         "responses": {
-          "204": { "description": "Revoked.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } } },
-          "400": { "$ref": "#/components/responses/AdminBadRequest" },
-          "401": { "$ref": "#/components/responses/AdminUnauthorized" },
-          "403": { "$ref": "#/components/responses/AdminDisabled" },
-          "404": { "$ref": "#/components/responses/AdminNotFound" },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "204": {
+            "description": "Revoked.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     },
     "/api/push": {
       "get": {
-        "tags": ["cospace"],
+        "tags": [
+          "cospace"
+        ],
         "operationId": "cospaceListTokens",
         "summary": "The calling user's FCM registration ids and APNs device tokens",
-        "security": [{ "cospaceUser": [] }],
+        "security": [
+          {
+            "cospaceUser": []
+          }
+        ],
         "responses": {
-          "200": { "description": "cospace's shape.", "content": { "application/json": { "schema": { "type": "object", "required": ["gcm", "apns"], "properties": {
-            "gcm": { "type": "object", "required": ["sender_id", "registration_ids"], "properties": { "sender_id": { "type": ["string", "null"] }, "registration_ids": { "type": "array", "items": { "type": "string" } } } },
-            "apns": { "type": "object", "required": ["device_tokens"], "properties": { "device_tokens": { "type": "object", "additionalProperties": { "type": "object", "required": ["application_id", "sandbox"], "properties": { "application_id": { "type": "string" }, "sandbox": { "type": "boolean" }, "apns_topic": { "type": "string" } } } } } } } } } } },
-          "401": { "description": "A missing, wrong or revoked bearer token (`WWW-Authenticate: Bearer realm=\"cospace\"`).", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "414": { "$ref": "#/components/responses/URITooLong" }
+          "200": {
+            "description": "cospace's shape.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "gcm",
+                    "apns"
+                  ],
+                  "properties": {
+                    "gcm": {
+                      "type": "object",
+                      "required": [
+                        "sender_id",
+                        "registration_ids"
+                      ],
+                      "properties": {
+                        "sender_id": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "registration_ids": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    },
+                    "apns": {
+                      "type": "object",
+                      "required": [
+                        "device_tokens"
+                      ],
+                      "properties": {
+                        "device_tokens": {
+                          "type": "object",
+                          "additionalProperties": {
+                            "type": "object",
+                            "required": [
+                              "application_id",
+                              "sandbox"
+                            ],
+                            "properties": {
+                              "application_id": {
+                                "type": "string"
+                              },
+                              "sandbox": {
+                                "type": "boolean"
+                              },
+                              "apns_topic": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "A missing, wrong or revoked bearer token (`WWW-Authenticate: Bearer realm=\"cospace\"`).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "error"
+                  ],
+                  "properties": {
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       },
       "post": {
-        "tags": ["cospace"],
+        "tags": [
+          "cospace"
+        ],
         "operationId": "cospaceChangeToken",
         "summary": "Add or delete one token of the calling user",
-        "security": [{ "cospaceUser": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["system", "action"], "additionalProperties": false, "properties": {
-          "system": { "type": "string", "enum": ["gcm", "apns"] }, "action": { "type": "string", "enum": ["add", "delete"] },
-          "registration_id": { "type": "string", "pattern": "^.{10,250}$" }, "device_token": { "type": "string", "pattern": "^[0-9a-fA-F]{64}$" },
-          "sandbox": { "type": "boolean" }, "application_id": { "type": "string", "pattern": "^[a-zA-Z0-9]{10}.[a-zA-Z0-9.-]{5,100}$" },
-          "apns_topic": { "type": "string", "pattern": "^[a-zA-Z0-9.-]{5,100}$" } } } } } },
+        "security": [
+          {
+            "cospaceUser": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "system",
+                  "action"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "system": {
+                    "type": "string",
+                    "enum": [
+                      "gcm",
+                      "apns"
+                    ]
+                  },
+                  "action": {
+                    "type": "string",
+                    "enum": [
+                      "add",
+                      "delete"
+                    ]
+                  },
+                  "registration_id": {
+                    "type": "string",
+                    "pattern": "^.{10,250}$"
+                  },
+                  "device_token": {
+                    "type": "string",
+                    "pattern": "^[0-9a-fA-F]{64}$"
+                  },
+                  "sandbox": {
+                    "type": "boolean"
+                  },
+                  "application_id": {
+                    "type": "string",
+                    "pattern": "^[a-zA-Z0-9]{10}.[a-zA-Z0-9.-]{5,100}$"
+                  },
+                  "apns_topic": {
+                    "type": "string",
+                    "pattern": "^[a-zA-Z0-9.-]{5,100}$"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "description": "Done (also for deleting an absent token): `{}`.", "content": { "application/json": { "schema": { "type": "object", "additionalProperties": false } } } },
-          "400": { "description": "`{\"status\":\"invalid-appid\"|\"invalid-apns-topic\"|\"unknown-appid\"}`, or `{\"error\",\"field\"}` for a missing, mistyped or misplaced field.", "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string", "enum": ["invalid-appid", "invalid-apns-topic", "unknown-appid"] }, "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "401": { "description": "A missing, wrong or revoked bearer token.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "200": {
+            "description": "Done (also for deleting an absent token): `{}`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "`{\"status\":\"invalid-appid\"|\"invalid-apns-topic\"|\"unknown-appid\"}`, or `{\"error\",\"field\"}` for a missing, mistyped or misplaced field.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": {
+                    "status": {
+                      "type": "string",
+                      "enum": [
+                        "invalid-appid",
+                        "invalid-apns-topic",
+                        "unknown-appid"
+                      ]
+                    },
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "A missing, wrong or revoked bearer token.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "error"
+                  ],
+                  "properties": {
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
         }
       }
     },
     "/v1.0/push-events": {
       "post": {
-        "tags": ["cospace"],
+        "tags": [
+          "cospace"
+        ],
         "operationId": "cospacePushEvent",
         "summary": "One cospace push event to every live token of its owner",
-        "security": [{ "productToken": [] }],
-        "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["appKey", "owner", "message"], "additionalProperties": false, "properties": {
-          "appKey": { "$ref": "#/components/schemas/GUID" }, "owner": { "$ref": "#/components/schemas/GUID" },
-          "message": { "type": "string", "pattern": "^[a-zA-Z0-9_.-]{1,64}$" }, "data": { "type": "object" } } } } } },
+        "security": [
+          {
+            "productToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "appKey",
+                  "owner",
+                  "message"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "appKey": {
+                    "$ref": "#/components/schemas/GUID"
+                  },
+                  "owner": {
+                    "$ref": "#/components/schemas/GUID"
+                  },
+                  "message": {
+                    "type": "string",
+                    "pattern": "^[a-zA-Z0-9_.-]{1,64}$"
+                  },
+                  "data": {
+                    "type": "object"
+                  }
+                }
+              }
+            }
+          }
+        },
         "responses": {
-          "200": { "description": "One delivery per device, committed.", "content": { "application/json": { "schema": { "type": "object", "required": ["messageId", "deliveries"], "properties": {
-            "messageId": { "type": ["string", "null"] },
-            "deliveries": { "type": "array", "items": { "type": "object", "required": ["deviceId", "platform"], "properties": { "deviceId": { "type": "string" }, "platform": { "type": "string", "enum": ["gcm", "apns"] }, "updateId": { "type": ["string", "null"] }, "error": { "type": "string" } } } } } } } } },
-          "400": { "description": "A refused body, naming the key.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "401": { "description": "A missing, unknown or disabled product token.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "404": { "description": "An app of another account, or an owner that is not an active user of the app.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "field": { "type": "string" } } } } } },
-          "413": { "$ref": "#/components/responses/PayloadTooLarge" }
+          "200": {
+            "description": "One delivery per device, committed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "messageId",
+                    "deliveries"
+                  ],
+                  "properties": {
+                    "messageId": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "deliveries": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "deviceId",
+                          "platform"
+                        ],
+                        "properties": {
+                          "deviceId": {
+                            "type": "string"
+                          },
+                          "platform": {
+                            "type": "string",
+                            "enum": [
+                              "gcm",
+                              "apns"
+                            ]
+                          },
+                          "updateId": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "error": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A refused body, naming the key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "error"
+                  ],
+                  "properties": {
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "A missing, unknown or disabled product token.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "error"
+                  ],
+                  "properties": {
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "An app of another account, or an owner that is not an active user of the app.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "error"
+                  ],
+                  "properties": {
+                    "error": {
+                      "type": "string"
+                    },
+                    "field": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
         }
       }
     },
     "/healthz": {
       "get": {
-        "tags": ["Operations"],
+        "tags": [
+          "Operations"
+        ],
         "operationId": "health",
         "summary": "Whether this process can serve",
         "description": "200 when a real read through the store succeeds and its writes are not failing; 503 when the read fails, or while the last write failed and none has committed since (read-only file, full disk). The push and SMS providers are not checked.",
-        "security": [{}],
+        "security": [
+          {}
+        ],
         "responses": {
-          "200": { "description": "Healthy.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } },
-          "503": { "description": "Degraded.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Health" } } } }
+          "200": {
+            "description": "Healthy.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Health"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Degraded.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Health"
+                }
+              }
+            }
+          }
         }
       }
     },
     "/metrics": {
       "get": {
-        "tags": ["Operations"],
+        "tags": [
+          "Operations"
+        ],
         "operationId": "metrics",
         "summary": "Prometheus metrics",
         "description": "The Prometheus text exposition format 0.0.4; behind a bearer token when `metrics.bearerToken` is configured.",
-        "security": [{}, { "metricsBearer": [] }],
+        "security": [
+          {},
+          {
+            "metricsBearer": []
+          }
+        ],
         "responses": {
-          "200": { "description": "The metrics.", "content": { "text/plain": { "schema": { "type": "string", "pattern": "^# (HELP|TYPE) " } } } },
-          "401": { "description": "A bearer token is configured and was not presented.", "headers": { "WWW-Authenticate": { "description": "`Bearer realm=\"metrics\"`", "schema": { "type": "string", "const": "Bearer realm=\"metrics\"" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } }
+          "200": {
+            "description": "The metrics.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^# (HELP|TYPE) "
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "A bearer token is configured and was not presented.",
+            "headers": {
+              "WWW-Authenticate": {
+                "description": "`Bearer realm=\"metrics\"`",
+                "schema": {
+                  "type": "string",
+                  "const": "Bearer realm=\"metrics\""
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          }
         }
       }
     },
     "/openapi.json": {
       "get": {
-        "tags": ["Operations"],
+        "tags": [
+          "Operations"
+        ],
         "operationId": "openAPIDocument",
         "summary": "This document",
-        "security": [{}],
+        "security": [
+          {}
+        ],
         "responses": {
-          "200": { "description": "The OpenAPI document, byte for byte `docs/openapi.json` of the build.", "content": { "application/json": { "schema": { "type": "object", "required": ["openapi", "info", "paths"], "properties": { "openapi": { "const": "3.1.0" } } } } } }
+          "200": {
+            "description": "The OpenAPI document, byte for byte `docs/openapi.json` of the build.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "openapi",
+                    "info",
+                    "paths"
+                  ],
+                  "properties": {
+                    "openapi": {
+                      "const": "3.1.0"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/scg-external-api/api/v1/messaging/message_requests": {
+      "post": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgCreateMessageRequest",
+        "summary": "Send a message to push addresses and phone numbers",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "from",
+                  "to",
+                  "body"
+                ],
+                "properties": {
+                  "from": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "to": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "body": {
+                    "type": "string"
+                  },
+                  "options": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": [
+                        "string",
+                        "number",
+                        "boolean"
+                      ]
+                    }
+                  },
+                  "external_id": {
+                    "type": "string"
+                  },
+                  "expiry_time": {
+                    "type": "string"
+                  },
+                  "scheduled_delivery_time": {
+                    "type": "string"
+                  },
+                  "test_message_flag": {
+                    "type": "boolean"
+                  },
+                  "application_id": {
+                    "type": "string"
+                  },
+                  "campaign_id": {
+                    "type": "string"
+                  },
+                  "failover": {}
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Stored (durable) before this answer.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "id"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "id": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A malformed body or a refused field (named in `field`); nothing was stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgListMessageRequests",
+        "summary": "The account's message requests, newest first",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "offset",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of message requests and their total.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "list",
+                    "total"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "list": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/SCGMessageRequest"
+                      }
+                    },
+                    "total": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A bad offset or limit.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/scg-external-api/api/v1/messaging/message_requests/{id}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgGetMessageRequest",
+        "summary": "One message request with its state and counts",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The request.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGMessageRequest"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such request of this account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A malformed id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgCancelMessageRequest",
+        "summary": "Cancel what has not been sent",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "state"
+                ],
+                "properties": {
+                  "state": {
+                    "const": "CANCELED"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "204": {
+            "description": "Cancelled."
+          },
+          "400": {
+            "description": "A body other than {\"state\":\"CANCELED\"}.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such request of this account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgDeleteMessageRequest",
+        "summary": "Remove a request from listings",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed from listings."
+          },
+          "400": {
+            "description": "A malformed id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such request of this account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/scg-external-api/api/v1/messaging/message_requests/{id}/messages": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgListMessages",
+        "summary": "A request's per-recipient messages",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One message per address of `to`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "list",
+                    "total"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "list": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/SCGMessage"
+                      }
+                    },
+                    "total": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A malformed id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such request of this account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/scg-external-api/api/v1/messaging/messages/{id}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "SCG"
+        ],
+        "operationId": "scgGetMessage",
+        "summary": "One per-recipient message (`<request id>-<n>`)",
+        "security": [
+          {
+            "scgBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The message.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGMessage"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A malformed id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such message of this account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No bearer token, or one that is unknown or revoked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "The token's account is disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "500": {
+            "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/admin/accounts/{productToken}/scg-tokens": {
+      "parameters": [
+        {
+          "name": "productToken",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminListSCGTokens",
+        "summary": "The account's SCG tokens (never the tokens themselves)",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The tokens.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "tokens"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "tokens": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "id",
+                          "label",
+                          "createdAt",
+                          "revokedAt"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "id": {
+                            "type": "integer"
+                          },
+                          "label": {
+                            "type": "string"
+                          },
+                          "createdAt": {
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "revokedAt": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "format": "date-time"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminCreateSCGToken",
+        "summary": "Create an SCG token: shown once",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "label": {
+                    "type": "string",
+                    "maxLength": 100
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The token, shown this once.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "token",
+                    "label",
+                    "createdAt"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "id": {
+                      "type": "integer"
+                    },
+                    "token": {
+                      "type": "string"
+                    },
+                    "label": {
+                      "type": "string"
+                    },
+                    "createdAt": {
+                      "type": "string",
+                      "format": "date-time"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/accounts/{productToken}/scg-tokens/{id}": {
+      "parameters": [
+        {
+          "name": "productToken",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        },
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "delete": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminRevokeSCGToken",
+        "summary": "Revoke an SCG token",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Revoked.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "204": {
+            "description": "Revoked."
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/apps/{appKey}/sender-id": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "put": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminSetSenderID",
+        "summary": "Set (null: clear) the app's sender id",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "senderId"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "senderId": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/AppDetails"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "409": {
+            "description": "Another app of the account has this sender id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/status": {
+      "get": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminStatus",
+        "summary": "Version, uptime and the engine's figures",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The server's status.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "version",
+                    "uptimeSeconds",
+                    "providers",
+                    "deliveriesInFlight",
+                    "timersPending",
+                    "spoolRecipientsQueued",
+                    "smpp"
+                  ],
+                  "properties": {
+                    "version": {
+                      "type": "string"
+                    },
+                    "uptimeSeconds": {
+                      "type": "number",
+                      "minimum": 0
+                    },
+                    "providers": {
+                      "type": "string"
+                    },
+                    "deliveriesInFlight": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "timersPending": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "spoolRecipientsQueued": {
+                      "type": [
+                        "integer",
+                        "null"
+                      ]
+                    },
+                    "smpp": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "object",
+                          "required": [
+                            "binds",
+                            "bindsUp"
+                          ],
+                          "properties": {
+                            "binds": {
+                              "type": "integer"
+                            },
+                            "bindsUp": {
+                              "type": "integer"
+                            }
+                          }
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/messages": {
+      "get": {
+        "tags": [
+          "Dashboard"
+        ],
+        "operationId": "adminSearchMessages",
+        "summary": "Messages by id, reference or number, across accounts, with each recipient's timeline and deadlines (numbers masked)",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "reference",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          },
+          {
+            "name": "msisdn",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Newest first, at most 20 messages.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "query",
+                    "messages"
+                  ],
+                  "properties": {
+                    "query": {
+                      "type": "object",
+                      "required": [
+                        "by",
+                        "value"
+                      ],
+                      "properties": {
+                        "by": {
+                          "enum": [
+                            "id",
+                            "reference",
+                            "msisdn"
+                          ]
+                        },
+                        "value": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "messages": {
+                      "type": "array",
+                      "items": {
+                        "type": "object"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/metrics": {
+      "get": {
+        "tags": [
+          "Dashboard"
+        ],
+        "operationId": "adminMetrics",
+        "summary": "/metrics behind the admin or dashboard token (what the dashboard reads)",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The metrics.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^# (HELP|TYPE) "
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/dashboard": {
+      "get": {
+        "tags": [
+          "Dashboard"
+        ],
+        "operationId": "dashboard",
+        "summary": "The dashboard page (it asks for the token)",
+        "security": [
+          {}
+        ],
+        "responses": {
+          "200": {
+            "description": "The page.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          }
+        }
+      }
+    },
+    "/dashboard/{file}": {
+      "parameters": [
+        {
+          "name": "file",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "Dashboard"
+        ],
+        "operationId": "dashboardFile",
+        "summary": "The page's styles and scripts",
+        "security": [
+          {}
+        ],
+        "responses": {
+          "200": {
+            "description": "The file.",
+            "content": {
+              "text/css": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "application/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "image/svg+xml": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
         }
       }
     }
   },
   "components": {
     "securitySchemes": {
-      "cospaceUser": { "type": "http", "scheme": "bearer", "description": "`Authorization: Bearer <user token>` from `tandem app user add` or `POST /admin/apps/{appKey}/users`." },
-      "productToken": { "type": "apiKey", "in": "header", "name": "X-CM-PRODUCTTOKEN", "description": "The account's product token (a GUID), as CM.com issues them. Sending accepts it in the body (`messages.authentication.producttoken`, `<PRODUCTTOKEN>`) or the `producttoken` query parameter too; the body's wins." },
-      "productTokenQuery": { "type": "apiKey", "in": "query", "name": "producttoken", "description": "The product token as a query parameter." },
+      "cospaceUser": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "`Authorization: Bearer <user token>` from `tandem app user add` or `POST /admin/apps/{appKey}/users`."
+      },
+      "productToken": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-CM-PRODUCTTOKEN",
+        "description": "The account's product token (a GUID), as CM.com issues them. Sending accepts it in the body (`messages.authentication.producttoken`, `<PRODUCTTOKEN>`) or the `producttoken` query parameter too; the body's wins."
+      },
+      "productTokenQuery": {
+        "type": "apiKey",
+        "in": "query",
+        "name": "producttoken",
+        "description": "The product token as a query parameter."
+      },
       "deviceMAC": {
         "type": "apiKey",
         "in": "header",
         "name": "Authorization",
         "description": "`Authorization: MAC kid=\"<app key>\" ts=\"<unix seconds>\" mac=\"<base64 HMAC-SHA1(app secret, S)>\"` with `S = \"<METHOD> <request-target> HTTP/1.1\\n<host>\\n<ts>\\n\"` (UTF-8; parameters in any order, separated by spaces or commas; the scheme in any casing; unknown parameters ignored).\n\n- `<request-target>` is the path and query as sent, or percent-decoded.\n- `<host>` is the `Host` header or any name in `deviceAPI.hosts` (SDKs sign a host fixed at build time).\n- `ts` must be within `deviceAPI.timestampWindow` (±300 s) of the server's clock.\n- A request cannot be replayed within the window: the same `kid`, `ts` and `mac` with the same `DeviceID`, body, `User-Agent` and client address is refused.\n\nEvery request also sends a `User-Agent` naming iOS, Android or WindowsPhone (`MyApp/1.0 (Android 14; …)`; 400 otherwise) and, except `POST /v1.0/deviceregistrations`, the `DeviceID` header. Failures are 401 with `WWW-Authenticate: MAC` and `{\"Message\":\"<why>\"}`."
       },
-      "adminBearer": { "type": "http", "scheme": "bearer", "description": "`Authorization: Bearer <TANDEM_ADMIN_TOKEN>`, compared in constant time. Without `TANDEM_ADMIN_TOKEN` every admin route is 403." },
-      "metricsBearer": { "type": "http", "scheme": "bearer", "description": "`metrics.bearerToken`, when configured." },
-      "kannelToken": { "type": "apiKey", "in": "query", "name": "token", "description": "`providers.sms.kannel.dlrToken`, when configured: Tandem puts it in the dlr-url it gives Kannel." }
+      "adminBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "`Authorization: Bearer <TANDEM_ADMIN_TOKEN>`, compared in constant time. Without `TANDEM_ADMIN_TOKEN` every admin route is 403."
+      },
+      "metricsBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "`metrics.bearerToken`, when configured."
+      },
+      "kannelToken": {
+        "type": "apiKey",
+        "in": "query",
+        "name": "token",
+        "description": "`providers.sms.kannel.dlrToken`, when configured: Tandem puts it in the dlr-url it gives Kannel."
+      },
+      "scgBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An SCG token of the account (`tandem scg token create`, or `POST /admin/accounts/{productToken}/scg-tokens`); stored hashed."
+      }
     },
     "parameters": {
-      "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "description": "1–255 printable ASCII characters. A retry of the same request returns the first reply byte for byte and creates nothing; the same key with a different request is 422. Kept per account for `gateway.idempotencyRetention` (24 h). An invalid key is 400 (305).", "schema": { "type": "string", "pattern": "^[ -~]{1,255}$" } },
-      "MessageIDOrReference": { "name": "id", "in": "path", "required": true, "description": "Tandem's `messageId`, else the `reference`.", "schema": { "type": "string", "minLength": 1, "maxLength": 64 } },
-      "DeviceID": { "name": "DeviceID", "in": "header", "required": true, "description": "The DeviceID `POST /v1.0/deviceregistrations` returned; unknown or another app's is 400.", "schema": { "type": "string", "format": "uuid" } },
-      "AppKey": { "name": "appKey", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }
+      "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "description": "1–255 printable ASCII characters. A retry of the same request returns the first reply byte for byte and creates nothing; the same key with a different request is 422. Kept per account for `gateway.idempotencyRetention` (24 h). An invalid key is 400 (305).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[ -~]{1,255}$"
+        }
+      },
+      "MessageIDOrReference": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "Tandem's `messageId`, else the `reference`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "DeviceID": {
+        "name": "DeviceID",
+        "in": "header",
+        "required": true,
+        "description": "The DeviceID `POST /v1.0/deviceregistrations` returned; unknown or another app's is 400.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "AppKey": {
+        "name": "appKey",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      }
     },
     "headers": {
-      "NoStore": { "description": "Admin answers may carry secrets.", "schema": { "type": "string", "const": "no-store" } },
-      "RetryAfter": { "description": "Whole seconds until the limit allows the request.", "schema": { "type": "string", "pattern": "^[1-9][0-9]*$" } }
+      "NoStore": {
+        "description": "Admin answers may carry secrets.",
+        "schema": {
+          "type": "string",
+          "const": "no-store"
+        }
+      },
+      "RetryAfter": {
+        "description": "Whole seconds until the limit allows the request.",
+        "schema": {
+          "type": "string",
+          "pattern": "^[1-9][0-9]*$"
+        }
+      }
     },
     "responses": {
-      "PayloadTooLarge": { "description": "The body is over `http.maxBodyBytes`.", "content": { "application/json": { "schema": { "type": "object", "required": ["error", "limit"], "additionalProperties": false, "properties": { "error": { "const": "payload too large" }, "limit": { "type": "integer", "minimum": 0 } } } } } },
-      "URITooLong": { "description": "The request-target is over `http.maxURLBytes` (4 KiB by default); the connection is closed.", "content": { "application/json": { "schema": { "type": "object", "required": ["error"], "additionalProperties": false, "properties": { "error": { "const": "uri too long" } } } } } },
-      "HeaderTooLarge": { "description": "The header block is over `http.maxHeaderBytes` (8 KiB by default).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "ServerBusy": { "description": "Request bodies in memory would pass `http.maxBufferedBodyBytes`; retry later.", "headers": { "Retry-After": { "$ref": "#/components/headers/RetryAfter" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "CMUnauthorized": { "description": "No valid product token, or no (enabled) account for it (`errorCode` 101).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CMResponse" } } } },
-      "CMNotFound": { "description": "The account has no message with that id or reference.", "content": { "application/json": { "schema": { "type": "object", "required": ["details", "errorCode"], "additionalProperties": false, "properties": { "details": { "type": "string" }, "errorCode": { "const": 999 } } } } } },
-      "CMPlainAccepted": { "description": "Every message accepted (and committed); no body.", "content": { "text/plain": { "schema": { "type": "string", "maxLength": 0 } } } },
-      "CMPlainRefused": { "description": "The whole request refused, nothing stored: `Error: ERROR <details>` (422: the `Idempotency-Key` was used for a different request).", "content": { "text/plain": { "schema": { "type": "string", "pattern": "^Error: ERROR " } } } },
-      "Registration": { "description": "The registration as it is now.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Registration" } } } },
-      "DeviceBadRequest": { "description": "A bad body, `User-Agent` or `DeviceID` (missing, not a GUID, unknown, or another app's).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-      "DeviceUnauthorized": { "description": "The signature is missing, malformed, for an unknown `kid`, does not match, is outside the time window, or was already used.", "headers": { "WWW-Authenticate": { "schema": { "type": "string", "const": "MAC" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-      "DeviceForbidden": { "description": "The app does not send PINs to the number's country (`deviceAPI.protection`, per app).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-      "DeviceLimited": { "description": "Over an abuse limit (`deviceAPI.limits`), the SMS pumping defence's velocity or daily cap, or a blocked prefix.", "headers": { "Retry-After": { "$ref": "#/components/headers/RetryAfter" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-      "DeviceProviderFailed": { "description": "The PIN could not be sent (the SMS or voice provider failed); the registration is stored, asking again resends the same PIN.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DeviceError" } } } },
-      "AdminBadRequest": { "description": "A malformed body (not one JSON object, an unknown or repeated key, a missing or mistyped value), credentials that do not validate, a key file missing on the server, or a malformed path parameter.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "AdminUnauthorized": { "description": "The bearer token is missing or wrong.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" }, "WWW-Authenticate": { "schema": { "type": "string", "const": "Bearer realm=\"admin\"" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "AdminDisabled": { "description": "The admin API is off: `TANDEM_ADMIN_TOKEN` is not set.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "AdminNotFound": { "description": "No app with that key, no account with that product token, or no such block.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminError" } } } },
-      "AppDetails": { "description": "The app as it is now, with its registrations by status.", "headers": { "Cache-Control": { "$ref": "#/components/headers/NoStore" } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AppDetails" } } } }
+      "PayloadTooLarge": {
+        "description": "The body is over `http.maxBodyBytes`.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "required": [
+                "error",
+                "limit"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "error": {
+                  "const": "payload too large"
+                },
+                "limit": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            }
+          }
+        }
+      },
+      "URITooLong": {
+        "description": "The request-target is over `http.maxURLBytes` (4 KiB by default); the connection is closed.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "required": [
+                "error"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "error": {
+                  "const": "uri too long"
+                }
+              }
+            }
+          }
+        }
+      },
+      "HeaderTooLarge": {
+        "description": "The header block is over `http.maxHeaderBytes` (8 KiB by default).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "ServerBusy": {
+        "description": "Request bodies in memory would pass `http.maxBufferedBodyBytes`; retry later.",
+        "headers": {
+          "Retry-After": {
+            "$ref": "#/components/headers/RetryAfter"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "CMUnauthorized": {
+        "description": "No valid product token, or no (enabled) account for it (`errorCode` 101).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/CMResponse"
+            }
+          }
+        }
+      },
+      "CMNotFound": {
+        "description": "The account has no message with that id or reference.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "type": "object",
+              "required": [
+                "details",
+                "errorCode"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "details": {
+                  "type": "string"
+                },
+                "errorCode": {
+                  "const": 999
+                }
+              }
+            }
+          }
+        }
+      },
+      "CMPlainAccepted": {
+        "description": "Every message accepted (and committed); no body.",
+        "content": {
+          "text/plain": {
+            "schema": {
+              "type": "string",
+              "maxLength": 0
+            }
+          }
+        }
+      },
+      "CMPlainRefused": {
+        "description": "The whole request refused, nothing stored: `Error: ERROR <details>` (422: the `Idempotency-Key` was used for a different request).",
+        "content": {
+          "text/plain": {
+            "schema": {
+              "type": "string",
+              "pattern": "^Error: ERROR "
+            }
+          }
+        }
+      },
+      "Registration": {
+        "description": "The registration as it is now.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Registration"
+            }
+          }
+        }
+      },
+      "DeviceBadRequest": {
+        "description": "A bad body, `User-Agent` or `DeviceID` (missing, not a GUID, unknown, or another app's).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/DeviceError"
+            }
+          }
+        }
+      },
+      "DeviceUnauthorized": {
+        "description": "The signature is missing, malformed, for an unknown `kid`, does not match, is outside the time window, or was already used.",
+        "headers": {
+          "WWW-Authenticate": {
+            "schema": {
+              "type": "string",
+              "const": "MAC"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/DeviceError"
+            }
+          }
+        }
+      },
+      "DeviceForbidden": {
+        "description": "The app does not send PINs to the number's country (`deviceAPI.protection`, per app).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/DeviceError"
+            }
+          }
+        }
+      },
+      "DeviceLimited": {
+        "description": "Over an abuse limit (`deviceAPI.limits`), the SMS pumping defence's velocity or daily cap, or a blocked prefix.",
+        "headers": {
+          "Retry-After": {
+            "$ref": "#/components/headers/RetryAfter"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/DeviceError"
+            }
+          }
+        }
+      },
+      "DeviceProviderFailed": {
+        "description": "The PIN could not be sent (the SMS or voice provider failed); the registration is stored, asking again resends the same PIN.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/DeviceError"
+            }
+          }
+        }
+      },
+      "AdminBadRequest": {
+        "description": "A malformed body (not one JSON object, an unknown or repeated key, a missing or mistyped value), credentials that do not validate, a key file missing on the server, or a malformed path parameter.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/NoStore"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "AdminUnauthorized": {
+        "description": "The bearer token is missing or wrong.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/NoStore"
+          },
+          "WWW-Authenticate": {
+            "schema": {
+              "type": "string",
+              "const": "Bearer realm=\"admin\""
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "AdminDisabled": {
+        "description": "The admin API is off: `TANDEM_ADMIN_TOKEN` is not set.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/NoStore"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "AdminNotFound": {
+        "description": "No app with that key, no account with that product token, or no such block.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/NoStore"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminError"
+            }
+          }
+        }
+      },
+      "AppDetails": {
+        "description": "The app as it is now, with its registrations by status.",
+        "headers": {
+          "Cache-Control": {
+            "$ref": "#/components/headers/NoStore"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AppDetails"
+            }
+          }
+        }
+      }
     },
     "schemas": {
-      "GUID": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
-      "Timestamp": { "type": "string", "description": "UTC with milliseconds.", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$" },
-      "LocalTimestamp": { "type": "string", "description": "UTC with milliseconds and no zone letter: the app API's documented format.", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$" },
-      "AppMessageType": { "type": "string", "enum": ["Default", "OTP", "Critical"], "description": "Matched in any casing on input." },
-      "Channel": { "type": "string", "enum": ["SMS", "Push"] },
-      "CMErrorCode": { "type": "integer", "enum": [0, 101, 102, 103, 201, 202, 203, 301, 302, 303, 304, 305, 401, 402, 403, 500, 999], "description": "CM's codes: 1xx the account, 2xx the request, 3xx a message's fields, 4xx what the platform refuses (402 no supported channel, 403 the app key is not this account's; 401 SMS to a refused country), 500 internal." },
-      "CMSender": { "type": "string", "description": "A number of at most 16 digits (optional leading `+`), or a name of 1–11 characters of the GSM 03.38 basic alphabet that ISO 8859-1 holds (letters, digits, spaces and `@£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,-./:;<=>?¡ÄÖÑÜ§¿äöñüà`); else 301.", "pattern": "^(\\+?[0-9]{1,16}|[A-Za-z0-9 @£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,./:;<=>?¡ÄÖÑÜ§¿äöñüà-]{1,11})$" },
+      "GUID": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Timestamp": {
+        "type": "string",
+        "description": "UTC with milliseconds.",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "LocalTimestamp": {
+        "type": "string",
+        "description": "UTC with milliseconds and no zone letter: the app API's documented format.",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}$"
+      },
+      "AppMessageType": {
+        "type": "string",
+        "enum": [
+          "Default",
+          "OTP",
+          "Critical"
+        ],
+        "description": "Matched in any casing on input."
+      },
+      "Channel": {
+        "type": "string",
+        "enum": [
+          "SMS",
+          "Push"
+        ]
+      },
+      "CMErrorCode": {
+        "type": "integer",
+        "enum": [
+          0,
+          101,
+          102,
+          103,
+          201,
+          202,
+          203,
+          301,
+          302,
+          303,
+          304,
+          305,
+          401,
+          402,
+          403,
+          500,
+          999
+        ],
+        "description": "CM's codes: 1xx the account, 2xx the request, 3xx a message's fields, 4xx what the platform refuses (402 no supported channel, 403 the app key is not this account's; 401 SMS to a refused country), 500 internal."
+      },
+      "CMSender": {
+        "type": "string",
+        "description": "A number of at most 16 digits (optional leading `+`), or a name of 1–11 characters of the GSM 03.38 basic alphabet that ISO 8859-1 holds (letters, digits, spaces and `@£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,-./:;<=>?¡ÄÖÑÜ§¿äöñüà`); else 301.",
+        "pattern": "^(\\+?[0-9]{1,16}|[A-Za-z0-9 @£$¥èéùìòÇØøÅå_ÆæßÉ!\"#¤%&'()*+,./:;<=>?¡ÄÖÑÜ§¿äöñüà-]{1,11})$"
+      },
       "CMRequest": {
         "type": "object",
-        "required": ["messages"],
+        "required": [
+          "messages"
+        ],
         "properties": {
           "messages": {
             "type": "object",
-            "required": ["msg"],
+            "required": [
+              "msg"
+            ],
             "properties": {
-              "authentication": { "type": "object", "properties": { "producttoken": { "type": "string", "format": "uuid" } } },
-              "msg": { "type": "array", "minItems": 1, "maxItems": 10000, "items": { "$ref": "#/components/schemas/CMMessage" } }
+              "authentication": {
+                "type": "object",
+                "properties": {
+                  "producttoken": {
+                    "type": "string",
+                    "format": "uuid"
+                  }
+                }
+              },
+              "msg": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 10000,
+                "items": {
+                  "$ref": "#/components/schemas/CMMessage"
+                }
+              }
             }
           }
         }
@@ -739,127 +4338,502 @@ extension OpenAPIDocument {
       "CMMessage": {
         "type": "object",
         "description": "One `msg`. Every CM field is read; a known key with a value of the wrong type refuses the message with 305.",
-        "required": ["from", "to", "body"],
+        "required": [
+          "from",
+          "to",
+          "body"
+        ],
         "properties": {
-          "from": { "$ref": "#/components/schemas/CMSender" },
-          "to": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "object", "required": ["number"], "properties": { "number": { "type": "string", "description": "`+` or `00`, country code and number, 8 to 15 digits (303 otherwise); spaces and hyphens between digit groups are tolerated.", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" } } } },
-          "body": { "type": "object", "required": ["content"], "properties": { "content": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$", "description": "No control characters but tab, LF and CR (304)." }, "type": { "type": "string", "enum": ["auto", "plaintext"] } } },
-          "reference": { "type": "string", "pattern": "^[ -~]{1,32}$" },
-          "customGrouping": { "type": "string", "maxLength": 100 },
-          "customGrouping2": { "type": "string", "maxLength": 100 },
-          "customGrouping3": { "type": "string", "maxLength": 100 },
-          "minimumNumberOfMessageParts": { "type": "integer", "minimum": 1, "maximum": 8 },
-          "maximumNumberOfMessageParts": { "type": "integer", "minimum": 1, "maximum": 8 },
-          "validity": { "type": "string", "description": "`2026-11-21T10:00:00+01:00` or a duration such as `2h`, `1h30m`.", "pattern": "^([1-9][0-9]?h([1-5][0-9]m)?|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))$" },
-          "dcs": { "type": "integer", "enum": [0, 8], "description": "8 forces UCS-2." },
-          "allowedChannels": { "type": "array", "items": { "$ref": "#/components/schemas/Channel" }, "maxItems": 2 },
-          "appKey": { "type": "string", "format": "uuid", "description": "An app of the sending account (else 403)." },
-          "appMessageType": { "$ref": "#/components/schemas/AppMessageType" },
-          "richContent": { "type": "object" },
-          "fallbackFor": { "type": "string", "maxLength": 64, "description": "With `allowedChannels: [\"SMS\"]`: an earlier message (id or reference) whose pushes to the same numbers are withdrawn first." }
+          "from": {
+            "$ref": "#/components/schemas/CMSender"
+          },
+          "to": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1000,
+            "items": {
+              "type": "object",
+              "required": [
+                "number"
+              ],
+              "properties": {
+                "number": {
+                  "type": "string",
+                  "description": "`+` or `00`, country code and number, 8 to 15 digits (303 otherwise); spaces and hyphens between digit groups are tolerated.",
+                  "pattern": "^(\\+|00)[1-9][0-9]{7,14}$"
+                }
+              }
+            }
+          },
+          "body": {
+            "type": "object",
+            "required": [
+              "content"
+            ],
+            "properties": {
+              "content": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1224,
+                "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$",
+                "description": "No control characters but tab, LF and CR (304)."
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "auto",
+                  "plaintext"
+                ]
+              }
+            }
+          },
+          "reference": {
+            "type": "string",
+            "pattern": "^[ -~]{1,32}$"
+          },
+          "customGrouping": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "customGrouping2": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "customGrouping3": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "minimumNumberOfMessageParts": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 8
+          },
+          "maximumNumberOfMessageParts": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 8
+          },
+          "validity": {
+            "type": "string",
+            "description": "`2026-11-21T10:00:00+01:00` or a duration such as `2h`, `1h30m`.",
+            "pattern": "^([1-9][0-9]?h([1-5][0-9]m)?|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))$"
+          },
+          "dcs": {
+            "type": "integer",
+            "enum": [
+              0,
+              8
+            ],
+            "description": "8 forces UCS-2."
+          },
+          "allowedChannels": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Channel"
+            },
+            "maxItems": 2
+          },
+          "appKey": {
+            "type": "string",
+            "format": "uuid",
+            "description": "An app of the sending account (else 403)."
+          },
+          "appMessageType": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "richContent": {
+            "type": "object"
+          },
+          "fallbackFor": {
+            "type": "string",
+            "maxLength": 64,
+            "description": "With `allowedChannels: [\"SMS\"]`: an earlier message (id or reference) whose pushes to the same numbers are withdrawn first."
+          }
         }
       },
       "CMXMLRequest": {
         "type": "object",
-        "xml": { "name": "MESSAGES" },
-        "required": ["MSG"],
+        "xml": {
+          "name": "MESSAGES"
+        },
+        "required": [
+          "MSG"
+        ],
         "properties": {
-          "AUTHENTICATION": { "type": "object", "properties": { "PRODUCTTOKEN": { "type": "string", "format": "uuid" } } },
-          "MSG": { "type": "array", "minItems": 1, "maxItems": 10000, "items": { "$ref": "#/components/schemas/CMXMLMessage" } }
+          "AUTHENTICATION": {
+            "type": "object",
+            "properties": {
+              "PRODUCTTOKEN": {
+                "type": "string",
+                "format": "uuid"
+              }
+            }
+          },
+          "MSG": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 10000,
+            "items": {
+              "$ref": "#/components/schemas/CMXMLMessage"
+            }
+          }
         }
       },
       "CMXMLMessage": {
         "type": "object",
-        "xml": { "name": "MSG" },
+        "xml": {
+          "name": "MSG"
+        },
         "description": "One `MSG`: the JSON form's fields as elements, names in any casing; `BODY` may be text (with a `TYPE` attribute) or hold `CONTENT` and `TYPE`.",
-        "required": ["FROM", "TO", "BODY"],
+        "required": [
+          "FROM",
+          "TO",
+          "BODY"
+        ],
         "properties": {
-          "FROM": { "$ref": "#/components/schemas/CMSender" },
-          "TO": { "type": "array", "minItems": 1, "maxItems": 1000, "items": { "type": "string", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$", "xml": { "name": "TO" } } },
-          "BODY": { "type": "string", "minLength": 1, "maxLength": 1224, "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$" },
-          "REFERENCE": { "type": "string", "maxLength": 32 },
-          "APPKEY": { "type": "string", "format": "uuid" },
-          "APPMESSAGETYPE": { "$ref": "#/components/schemas/AppMessageType" },
-          "ALLOWEDCHANNELS": { "type": "array", "maxItems": 2, "items": { "$ref": "#/components/schemas/Channel", "xml": { "name": "ALLOWEDCHANNELS" } } },
-          "VALIDITY": { "type": "string", "maxLength": 40 },
-          "DCS": { "type": "integer", "enum": [0, 8] },
-          "MINIMUMNUMBEROFMESSAGEPARTS": { "type": "integer", "minimum": 1, "maximum": 8 },
-          "MAXIMUMNUMBEROFMESSAGEPARTS": { "type": "integer", "minimum": 1, "maximum": 8 },
-          "FALLBACKFOR": { "type": "string", "maxLength": 64 }
+          "FROM": {
+            "$ref": "#/components/schemas/CMSender"
+          },
+          "TO": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1000,
+            "items": {
+              "type": "string",
+              "pattern": "^(\\+|00)[1-9][0-9]{7,14}$",
+              "xml": {
+                "name": "TO"
+              }
+            }
+          },
+          "BODY": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1224,
+            "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$"
+          },
+          "REFERENCE": {
+            "type": "string",
+            "maxLength": 32
+          },
+          "APPKEY": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "APPMESSAGETYPE": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "ALLOWEDCHANNELS": {
+            "type": "array",
+            "maxItems": 2,
+            "items": {
+              "$ref": "#/components/schemas/Channel",
+              "xml": {
+                "name": "ALLOWEDCHANNELS"
+              }
+            }
+          },
+          "VALIDITY": {
+            "type": "string",
+            "maxLength": 40
+          },
+          "DCS": {
+            "type": "integer",
+            "enum": [
+              0,
+              8
+            ]
+          },
+          "MINIMUMNUMBEROFMESSAGEPARTS": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 8
+          },
+          "MAXIMUMNUMBEROFMESSAGEPARTS": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 8
+          },
+          "FALLBACKFOR": {
+            "type": "string",
+            "maxLength": 64
+          }
         }
       },
       "CMResponse": {
         "type": "object",
-        "required": ["details", "errorCode", "messages"],
+        "required": [
+          "details",
+          "errorCode",
+          "messages"
+        ],
         "additionalProperties": false,
         "properties": {
-          "details": { "type": "string" },
-          "errorCode": { "$ref": "#/components/schemas/CMErrorCode" },
-          "messages": { "type": "array", "items": { "$ref": "#/components/schemas/CMResponseLine" } }
+          "details": {
+            "type": "string"
+          },
+          "errorCode": {
+            "$ref": "#/components/schemas/CMErrorCode"
+          },
+          "messages": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/CMResponseLine"
+            }
+          }
         }
       },
       "CMResponseLine": {
         "type": "object",
-        "required": ["to", "status", "reference", "parts", "messageDetails", "messageErrorCode"],
+        "required": [
+          "to",
+          "status",
+          "reference",
+          "parts",
+          "messageDetails",
+          "messageErrorCode"
+        ],
         "additionalProperties": false,
         "properties": {
-          "to": { "type": "string", "description": "The recipient as the sender wrote it." },
-          "status": { "type": "string", "enum": ["Accepted", "Rejected"] },
-          "reference": { "type": ["string", "null"] },
-          "parts": { "type": "integer", "minimum": 0, "description": "SMS segments the text needs (GSM-7 160/153, UCS-2 70/67)." },
-          "messageDetails": { "type": ["string", "null"] },
-          "messageErrorCode": { "$ref": "#/components/schemas/CMErrorCode" },
-          "messageId": { "$ref": "#/components/schemas/GUID", "description": "Tandem's id: a version-7 GUID, time-ordered." }
+          "to": {
+            "type": "string",
+            "description": "The recipient as the sender wrote it."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "Accepted",
+              "Rejected"
+            ]
+          },
+          "reference": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "parts": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "SMS segments the text needs (GSM-7 160/153, UCS-2 70/67)."
+          },
+          "messageDetails": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "messageErrorCode": {
+            "$ref": "#/components/schemas/CMErrorCode"
+          },
+          "messageId": {
+            "$ref": "#/components/schemas/GUID",
+            "description": "Tandem's id: a version-7 GUID, time-ordered."
+          }
         }
       },
       "MessageList": {
         "type": "object",
-        "required": ["messages"],
+        "required": [
+          "messages"
+        ],
         "additionalProperties": false,
-        "properties": { "messages": { "type": "array", "items": { "$ref": "#/components/schemas/Message" } } }
+        "properties": {
+          "messages": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Message"
+            }
+          }
+        }
       },
       "Message": {
         "type": "object",
-        "required": ["id", "reference", "from", "appMessageType", "appKey", "fallbackFor", "createdAt", "recipients"],
+        "required": [
+          "id",
+          "reference",
+          "from",
+          "appMessageType",
+          "appKey",
+          "fallbackFor",
+          "createdAt",
+          "recipients"
+        ],
         "additionalProperties": false,
         "properties": {
-          "id": { "$ref": "#/components/schemas/GUID" },
-          "reference": { "type": ["string", "null"] },
-          "from": { "type": "string" },
-          "appMessageType": { "$ref": "#/components/schemas/AppMessageType" },
-          "appKey": { "oneOf": [{ "$ref": "#/components/schemas/GUID" }, { "type": "null" }] },
-          "fallbackFor": { "oneOf": [{ "$ref": "#/components/schemas/GUID" }, { "type": "null" }] },
-          "createdAt": { "$ref": "#/components/schemas/Timestamp" },
-          "recipients": { "type": "array", "items": { "$ref": "#/components/schemas/Recipient" } }
+          "id": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "reference": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "from": {
+            "type": "string"
+          },
+          "appMessageType": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "appKey": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/GUID"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "fallbackFor": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/GUID"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "recipients": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Recipient"
+            }
+          }
         }
       },
       "Recipient": {
         "type": "object",
-        "required": ["to", "updateId", "status", "final", "resolution", "channel", "fallback", "smsCause", "rejectReason", "pushTerminated", "queued", "updatedAt", "events"],
+        "required": [
+          "to",
+          "updateId",
+          "status",
+          "final",
+          "resolution",
+          "channel",
+          "fallback",
+          "smsCause",
+          "rejectReason",
+          "pushTerminated",
+          "queued",
+          "updatedAt",
+          "events"
+        ],
         "additionalProperties": false,
         "properties": {
-          "to": { "type": "string", "pattern": "^\\+[1-9][0-9]{7,14}$" },
-          "updateId": { "type": ["integer", "null"], "minimum": 1, "description": "null while the recipient waits in the spool (`queued`)." },
-          "status": { "type": "string", "enum": ["Accepted", "Rejected", "Sent", "Delivered", "Read", "Failed", "Cancelled"] },
-          "final": { "type": "boolean" },
-          "resolution": { "enum": ["deliveredByPush", "readByPush", "deliveredBySMS", "rejected", "pushFailed", "lifetimeExpired", "smsFailed", "smsExpired", "smsReportMissing", "validityExpired", "withdrawn", null] },
-          "channel": { "enum": ["SMS", "Push", null] },
-          "fallback": { "type": "boolean", "description": "Whether the SMS was a fallback from a push." },
-          "smsCause": { "enum": ["noAppKey", "pushNotAllowed", "noPushableDevice", "notificationsDisabled", "pushFailed", "noDeliveryAck", "noRead", "manual", null] },
-          "rejectReason": { "enum": ["noSupportedChannel", "unknownApp", "noPushableDevice", "noAppKey", "noFallback", "smsCountryNotAllowed", null] },
-          "pushTerminated": { "type": "boolean" },
-          "queued": { "type": "boolean" },
-          "updatedAt": { "$ref": "#/components/schemas/Timestamp" },
+          "to": {
+            "type": "string",
+            "pattern": "^\\+[1-9][0-9]{7,14}$"
+          },
+          "updateId": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "description": "null while the recipient waits in the spool (`queued`)."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "Accepted",
+              "Rejected",
+              "Sent",
+              "Delivered",
+              "Read",
+              "Failed",
+              "Cancelled"
+            ]
+          },
+          "final": {
+            "type": "boolean"
+          },
+          "resolution": {
+            "enum": [
+              "deliveredByPush",
+              "readByPush",
+              "deliveredBySMS",
+              "rejected",
+              "pushFailed",
+              "lifetimeExpired",
+              "smsFailed",
+              "smsExpired",
+              "smsReportMissing",
+              "validityExpired",
+              "withdrawn",
+              null
+            ]
+          },
+          "channel": {
+            "enum": [
+              "SMS",
+              "Push",
+              null
+            ]
+          },
+          "fallback": {
+            "type": "boolean",
+            "description": "Whether the SMS was a fallback from a push."
+          },
+          "smsCause": {
+            "enum": [
+              "noAppKey",
+              "pushNotAllowed",
+              "noPushableDevice",
+              "notificationsDisabled",
+              "pushFailed",
+              "noDeliveryAck",
+              "noRead",
+              "manual",
+              null
+            ]
+          },
+          "rejectReason": {
+            "enum": [
+              "noSupportedChannel",
+              "unknownApp",
+              "noPushableDevice",
+              "noAppKey",
+              "noFallback",
+              "smsCountryNotAllowed",
+              null
+            ]
+          },
+          "pushTerminated": {
+            "type": "boolean"
+          },
+          "queued": {
+            "type": "boolean"
+          },
+          "updatedAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
           "events": {
             "type": "array",
             "items": {
               "type": "object",
-              "required": ["at", "event", "detail"],
+              "required": [
+                "at",
+                "event",
+                "detail"
+              ],
               "additionalProperties": false,
               "properties": {
-                "at": { "$ref": "#/components/schemas/Timestamp" },
-                "event": { "type": "string", "description": "`routed`, `pushAccepted`, `deliveryAcknowledged`, `readReported`, `timerFired`, `smsSubmitted`, `smsPartReported`, …" },
-                "detail": { "type": "string" }
+                "at": {
+                  "$ref": "#/components/schemas/Timestamp"
+                },
+                "event": {
+                  "type": "string",
+                  "description": "`routed`, `pushAccepted`, `deliveryAcknowledged`, `readReported`, `timerFired`, `smsSubmitted`, `smsPartReported`, …"
+                },
+                "detail": {
+                  "type": "string"
+                }
               }
             }
           }
@@ -867,19 +4841,40 @@ extension OpenAPIDocument {
       },
       "FallbackResult": {
         "type": "object",
-        "required": ["messageId", "recipients"],
+        "required": [
+          "messageId",
+          "recipients"
+        ],
         "additionalProperties": false,
         "properties": {
-          "messageId": { "$ref": "#/components/schemas/GUID" },
+          "messageId": {
+            "$ref": "#/components/schemas/GUID"
+          },
           "recipients": {
             "type": "array",
             "items": {
               "type": "object",
-              "required": ["to", "fallback"],
+              "required": [
+                "to",
+                "fallback"
+              ],
               "additionalProperties": false,
               "properties": {
-                "to": { "type": "string", "pattern": "^\\+[1-9][0-9]{7,14}$" },
-                "fallback": { "type": "string", "enum": ["smsRequested", "alreadyFinal", "smsAlreadyRequested", "notAllowedByPolicy", "notPushed", "smsCountryNotAllowed"] }
+                "to": {
+                  "type": "string",
+                  "pattern": "^\\+[1-9][0-9]{7,14}$"
+                },
+                "fallback": {
+                  "type": "string",
+                  "enum": [
+                    "smsRequested",
+                    "alreadyFinal",
+                    "smsAlreadyRequested",
+                    "notAllowedByPolicy",
+                    "notPushed",
+                    "smsCountryNotAllowed"
+                  ]
+                }
               }
             }
           }
@@ -889,213 +4884,906 @@ extension OpenAPIDocument {
         "type": "object",
         "description": "Keys matched in any casing; unknown keys ignored. `{}` (or an empty body on POST) changes nothing.",
         "properties": {
-          "PushToken": { "type": ["string", "null"], "description": "Printable ASCII without spaces; at most 200 (iOS), 1,024 (Android) or 2,048 (WindowsPhone) characters. null or \"\": the install has no token.", "pattern": "^[!-~]{0,200}$" },
-          "Msisdn": { "type": ["string", "null"], "description": "`00` or `+`, country code and number, like `0031612345678`.", "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" },
-          "VerificationCode": { "type": ["string", "null"], "description": "The digits of the PIN.", "pattern": "^[0-9]{4,10}$" },
-          "NotificationsEnabled": { "type": ["boolean", "null"], "description": "false: the router sends SMS instead of pushes." },
-          "Development": { "type": ["boolean", "null"], "description": "true: this install's pushes go to APNs' sandbox; false: the app's environment." }
+          "PushToken": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Printable ASCII without spaces; at most 200 (iOS), 1,024 (Android) or 2,048 (WindowsPhone) characters. null or \"\": the install has no token.",
+            "pattern": "^[!-~]{0,200}$"
+          },
+          "Msisdn": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`00` or `+`, country code and number, like `0031612345678`.",
+            "pattern": "^(\\+|00)[1-9][0-9]{7,14}$"
+          },
+          "VerificationCode": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The digits of the PIN.",
+            "pattern": "^[0-9]{4,10}$"
+          },
+          "NotificationsEnabled": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "false: the router sends SMS instead of pushes."
+          },
+          "Development": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true: this install's pushes go to APNs' sandbox; false: the app's environment."
+          }
         }
       },
       "VoiceCallRequest": {
         "type": "object",
-        "properties": { "Msisdn": { "type": ["string", "null"], "pattern": "^(\\+|00)[1-9][0-9]{7,14}$" } }
+        "properties": {
+          "Msisdn": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^(\\+|00)[1-9][0-9]{7,14}$"
+          }
+        }
       },
       "Registration": {
         "type": "object",
-        "required": ["DeviceID", "Msisdn", "Platform", "RegistrationStatus", "Created", "RegisteredForPushNotification", "AppKey", "AppName", "UserAgent", "NotificationsEnabled", "Development"],
+        "required": [
+          "DeviceID",
+          "Msisdn",
+          "Platform",
+          "RegistrationStatus",
+          "Created",
+          "RegisteredForPushNotification",
+          "AppKey",
+          "AppName",
+          "UserAgent",
+          "NotificationsEnabled",
+          "Development"
+        ],
         "additionalProperties": false,
         "properties": {
-          "DeviceID": { "$ref": "#/components/schemas/GUID" },
-          "Msisdn": { "type": ["string", "null"], "pattern": "^00[1-9][0-9]{7,14}$" },
-          "Platform": { "type": "string", "enum": ["iOS", "Android", "WindowsPhone"] },
-          "RegistrationStatus": { "type": "string", "enum": ["Unverified", "WaitingForPin", "LastPinVerificationFailed", "PinVerified", "Invalid"] },
-          "Created": { "$ref": "#/components/schemas/LocalTimestamp" },
-          "RegisteredForPushNotification": { "type": "boolean" },
-          "AppKey": { "$ref": "#/components/schemas/GUID" },
-          "AppName": { "type": "string" },
-          "UserAgent": { "type": "string" },
-          "NotificationsEnabled": { "type": "boolean" },
-          "Development": { "type": "boolean", "description": "The SDKs' development mode (iOS): true sends the install's pushes to APNs' sandbox." }
+          "DeviceID": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "Msisdn": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^00[1-9][0-9]{7,14}$"
+          },
+          "Platform": {
+            "type": "string",
+            "enum": [
+              "iOS",
+              "Android",
+              "WindowsPhone"
+            ]
+          },
+          "RegistrationStatus": {
+            "type": "string",
+            "enum": [
+              "Unverified",
+              "WaitingForPin",
+              "LastPinVerificationFailed",
+              "PinVerified",
+              "Invalid"
+            ]
+          },
+          "Created": {
+            "$ref": "#/components/schemas/LocalTimestamp"
+          },
+          "RegisteredForPushNotification": {
+            "type": "boolean"
+          },
+          "AppKey": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "AppName": {
+            "type": "string"
+          },
+          "UserAgent": {
+            "type": "string"
+          },
+          "NotificationsEnabled": {
+            "type": "boolean"
+          },
+          "Development": {
+            "type": "boolean",
+            "description": "The SDKs' development mode (iOS): true sends the install's pushes to APNs' sandbox."
+          }
         }
       },
       "InboxMessage": {
         "type": "object",
         "additionalProperties": false,
         "properties": {
-          "ID": { "$ref": "#/components/schemas/GUID" },
-          "UpdateID": { "type": "string", "pattern": "^[1-9][0-9]*$", "description": "A string of digits, echoed in receipts." },
-          "Recipient": { "type": "string", "pattern": "^00[1-9][0-9]{7,14}$" },
-          "Sender": { "type": "string" },
-          "Body": { "type": "string", "description": "Left out when the message has none (an OTP whose push was withdrawn)." },
-          "DateTime": { "$ref": "#/components/schemas/LocalTimestamp" },
-          "Status": { "type": "string", "enum": ["Accepted", "Rejected", "Sent", "Delivered", "Failed", "Cancelled"] }
+          "ID": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "UpdateID": {
+            "type": "string",
+            "pattern": "^[1-9][0-9]*$",
+            "description": "A string of digits, echoed in receipts."
+          },
+          "Recipient": {
+            "type": "string",
+            "pattern": "^00[1-9][0-9]{7,14}$"
+          },
+          "Sender": {
+            "type": "string"
+          },
+          "Body": {
+            "type": "string",
+            "description": "Left out when the message has none (an OTP whose push was withdrawn)."
+          },
+          "DateTime": {
+            "$ref": "#/components/schemas/LocalTimestamp"
+          },
+          "Status": {
+            "type": "string",
+            "enum": [
+              "Accepted",
+              "Rejected",
+              "Sent",
+              "Delivered",
+              "Failed",
+              "Cancelled"
+            ]
+          }
         }
       },
       "Receipt": {
         "type": "object",
-        "required": ["UpdateID"],
+        "required": [
+          "UpdateID"
+        ],
         "description": "Keys matched in any casing. At least one of `Status` and `ReadByRecipient`.",
         "properties": {
-          "UpdateID": { "type": "string", "pattern": "^[1-9][0-9]{0,17}$" },
-          "Status": { "type": "string", "enum": ["Delivered"] },
-          "ReadByRecipient": { "type": "string", "description": "ISO 8601 UTC, like `2016-05-22T23:41:28.563`.", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z?$" }
+          "UpdateID": {
+            "type": "string",
+            "pattern": "^[1-9][0-9]{0,17}$"
+          },
+          "Status": {
+            "type": "string",
+            "enum": [
+              "Delivered"
+            ]
+          },
+          "ReadByRecipient": {
+            "type": "string",
+            "description": "ISO 8601 UTC, like `2016-05-22T23:41:28.563`.",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z?$"
+          }
         }
       },
       "DeviceError": {
         "type": "object",
-        "required": ["Message"],
+        "required": [
+          "Message"
+        ],
         "additionalProperties": false,
-        "properties": { "Message": { "type": "string" } }
+        "properties": {
+          "Message": {
+            "type": "string"
+          }
+        }
       },
-      "Name": { "type": "string", "maxLength": 100, "pattern": "^ *[^\\u0000-\\u001F\\u007F-\\u009F ][^\\u0000-\\u001F\\u007F-\\u009F]*$", "description": "1 to 100 characters (after trimming spaces), none a control character." },
+      "Name": {
+        "type": "string",
+        "maxLength": 100,
+        "pattern": "^ *[^\\u0000-\\u001F\\u007F-\\u009F ][^\\u0000-\\u001F\\u007F-\\u009F]*$",
+        "description": "1 to 100 characters (after trimming spaces), none a control character."
+      },
       "AdminError": {
         "type": "object",
-        "required": ["error"],
+        "required": [
+          "error"
+        ],
         "additionalProperties": false,
-        "properties": { "error": { "type": "string" } }
+        "properties": {
+          "error": {
+            "type": "string"
+          }
+        }
       },
-      "RegionList": { "type": "array", "items": { "type": "string", "pattern": "^([A-Z]{2}|001)$" }, "description": "ISO 3166 codes; `001` non-geographic numbers, `ZZ` unknown calling codes." },
-      "ProtectionMode": { "type": "string", "enum": ["enforce", "monitor"] },
+      "RegionList": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "pattern": "^([A-Z]{2}|001)$"
+        },
+        "description": "ISO 3166 codes; `001` non-geographic numbers, `ZZ` unknown calling codes."
+      },
+      "ProtectionMode": {
+        "type": "string",
+        "enum": [
+          "enforce",
+          "monitor"
+        ]
+      },
       "SMSCountries": {
         "type": "object",
         "additionalProperties": false,
         "description": "`allow` (only those) or `deny` (all but those), not both. Unknown region codes are 400.",
-        "not": { "required": ["allow", "deny"] },
-        "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" } }
+        "not": {
+          "required": [
+            "allow",
+            "deny"
+          ]
+        },
+        "properties": {
+          "mode": {
+            "$ref": "#/components/schemas/ProtectionMode"
+          },
+          "allow": {
+            "$ref": "#/components/schemas/RegionList"
+          },
+          "deny": {
+            "$ref": "#/components/schemas/RegionList"
+          }
+        }
       },
       "SMSProtectionRequest": {
         "type": "object",
         "additionalProperties": false,
         "description": "`allow` (only those) or `deny` (all but those), not both. Unknown region codes are 400.",
-        "not": { "required": ["allow", "deny"] },
-        "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" }, "pinLength": { "type": "integer", "minimum": 4, "maximum": 10 } }
+        "not": {
+          "required": [
+            "allow",
+            "deny"
+          ]
+        },
+        "properties": {
+          "mode": {
+            "$ref": "#/components/schemas/ProtectionMode"
+          },
+          "allow": {
+            "$ref": "#/components/schemas/RegionList"
+          },
+          "deny": {
+            "$ref": "#/components/schemas/RegionList"
+          },
+          "pinLength": {
+            "type": "integer",
+            "minimum": 4,
+            "maximum": 10
+          }
+        }
       },
       "SMSProtection": {
         "type": "object",
-        "required": ["mode", "pinLength"],
+        "required": [
+          "mode",
+          "pinLength"
+        ],
         "additionalProperties": false,
-        "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" }, "pinLength": { "type": ["integer", "null"], "minimum": 4, "maximum": 10, "description": "null: the configured length." } }
+        "properties": {
+          "mode": {
+            "$ref": "#/components/schemas/ProtectionMode"
+          },
+          "allow": {
+            "$ref": "#/components/schemas/RegionList"
+          },
+          "deny": {
+            "$ref": "#/components/schemas/RegionList"
+          },
+          "pinLength": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 4,
+            "maximum": 10,
+            "description": "null: the configured length."
+          }
+        }
       },
       "Account": {
         "type": "object",
-        "required": ["name", "productToken", "disabled", "smsCountries", "createdAt"],
+        "required": [
+          "name",
+          "productToken",
+          "disabled",
+          "smsCountries",
+          "createdAt"
+        ],
         "additionalProperties": false,
         "properties": {
-          "name": { "type": "string" },
-          "productToken": { "type": "string", "pattern": "^[0-9a-f]{8}-\\*{4}$", "description": "Masked: the first group only." },
-          "disabled": { "type": "boolean" },
-          "smsCountries": { "type": "object", "required": ["mode"], "additionalProperties": false, "properties": { "mode": { "$ref": "#/components/schemas/ProtectionMode" }, "allow": { "$ref": "#/components/schemas/RegionList" }, "deny": { "$ref": "#/components/schemas/RegionList" } } },
-          "createdAt": { "$ref": "#/components/schemas/Timestamp" }
+          "name": {
+            "type": "string"
+          },
+          "productToken": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{8}-\\*{4}$",
+            "description": "Masked: the first group only."
+          },
+          "disabled": {
+            "type": "boolean"
+          },
+          "smsCountries": {
+            "type": "object",
+            "required": [
+              "mode"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "mode": {
+                "$ref": "#/components/schemas/ProtectionMode"
+              },
+              "allow": {
+                "$ref": "#/components/schemas/RegionList"
+              },
+              "deny": {
+                "$ref": "#/components/schemas/RegionList"
+              }
+            }
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
         }
       },
       "CreatedAccount": {
         "type": "object",
-        "required": ["name", "productToken", "createdAt"],
+        "required": [
+          "name",
+          "productToken",
+          "createdAt"
+        ],
         "additionalProperties": false,
-        "properties": { "name": { "type": "string" }, "productToken": { "$ref": "#/components/schemas/GUID" }, "createdAt": { "$ref": "#/components/schemas/Timestamp" } }
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "productToken": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          }
+        }
       },
       "APNsCredentials": {
         "type": "object",
-        "required": ["keyId", "teamId", "topic"],
-        "oneOf": [{ "required": ["keyFile"] }, { "required": ["keyEnv"] }],
+        "required": [
+          "keyId",
+          "teamId",
+          "topic"
+        ],
+        "oneOf": [
+          {
+            "required": [
+              "keyFile"
+            ]
+          },
+          {
+            "required": [
+              "keyEnv"
+            ]
+          }
+        ],
         "additionalProperties": false,
         "properties": {
-          "keyFile": { "type": "string", "description": "Absolute path of the `.p8` key on the server." },
-          "keyEnv": { "type": "string", "description": "The environment variable holding the key's PEM." },
-          "keyId": { "type": "string", "pattern": "^[A-Z0-9]{10}$" },
-          "teamId": { "type": "string", "pattern": "^[A-Z0-9]{10}$" },
-          "topic": { "type": "string", "minLength": 1, "description": "The bundle ID." },
-          "sandbox": { "type": "boolean" }
+          "keyFile": {
+            "type": "string",
+            "description": "Absolute path of the `.p8` key on the server."
+          },
+          "keyEnv": {
+            "type": "string",
+            "description": "The environment variable holding the key's PEM."
+          },
+          "keyId": {
+            "type": "string",
+            "pattern": "^[A-Z0-9]{10}$"
+          },
+          "teamId": {
+            "type": "string",
+            "pattern": "^[A-Z0-9]{10}$"
+          },
+          "topic": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The bundle ID."
+          },
+          "sandbox": {
+            "type": "boolean"
+          }
         }
       },
       "FCMCredentials": {
         "type": "object",
-        "required": ["serviceAccountFile"],
+        "required": [
+          "serviceAccountFile"
+        ],
         "additionalProperties": false,
-        "properties": { "serviceAccountFile": { "type": "string", "minLength": 1, "description": "Absolute path of the service-account JSON on the server." } }
+        "properties": {
+          "serviceAccountFile": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Absolute path of the service-account JSON on the server."
+          }
+        }
       },
       "App": {
         "type": "object",
-        "required": ["appKey", "name", "accountName", "defaultMessageType", "apns", "fcm", "smsProtection", "createdAt"],
+        "required": [
+          "appKey",
+          "name",
+          "accountName",
+          "defaultMessageType",
+          "apns",
+          "fcm",
+          "smsProtection",
+          "createdAt"
+        ],
         "additionalProperties": false,
         "properties": {
-          "appKey": { "$ref": "#/components/schemas/GUID" },
-          "name": { "type": "string" },
-          "accountName": { "type": "string" },
-          "defaultMessageType": { "$ref": "#/components/schemas/AppMessageType" },
-          "apns": { "oneOf": [{ "$ref": "#/components/schemas/APNsCredentials" }, { "type": "null" }] },
-          "fcm": { "oneOf": [{ "$ref": "#/components/schemas/FCMCredentials" }, { "type": "null" }] },
-          "smsProtection": { "$ref": "#/components/schemas/SMSProtection" },
-          "createdAt": { "$ref": "#/components/schemas/Timestamp" }
+          "appKey": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "name": {
+            "type": "string"
+          },
+          "accountName": {
+            "type": "string"
+          },
+          "defaultMessageType": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "apns": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/APNsCredentials"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "fcm": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/FCMCredentials"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "smsProtection": {
+            "$ref": "#/components/schemas/SMSProtection"
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "senderId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Another name senders address the app by (SCG `psh:` addresses, cospace's FCM sender id)."
+          }
         }
       },
       "CreatedApp": {
         "type": "object",
-        "required": ["appKey", "appSecret", "name", "accountName", "defaultMessageType", "apns", "fcm", "smsProtection", "createdAt"],
+        "required": [
+          "appKey",
+          "appSecret",
+          "name",
+          "accountName",
+          "defaultMessageType",
+          "apns",
+          "fcm",
+          "smsProtection",
+          "createdAt"
+        ],
         "additionalProperties": false,
         "properties": {
-          "appKey": { "$ref": "#/components/schemas/GUID" },
-          "appSecret": { "type": "string", "minLength": 1 },
-          "name": { "type": "string" },
-          "accountName": { "type": "string" },
-          "defaultMessageType": { "$ref": "#/components/schemas/AppMessageType" },
-          "apns": { "type": "null" },
-          "fcm": { "type": "null" },
-          "smsProtection": { "$ref": "#/components/schemas/SMSProtection" },
-          "createdAt": { "$ref": "#/components/schemas/Timestamp" }
+          "appKey": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "appSecret": {
+            "type": "string",
+            "minLength": 1
+          },
+          "name": {
+            "type": "string"
+          },
+          "accountName": {
+            "type": "string"
+          },
+          "defaultMessageType": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "apns": {
+            "type": "null"
+          },
+          "fcm": {
+            "type": "null"
+          },
+          "smsProtection": {
+            "$ref": "#/components/schemas/SMSProtection"
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "senderId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Another name senders address the app by (SCG `psh:` addresses, cospace's FCM sender id)."
+          }
         }
       },
       "AppDetails": {
         "type": "object",
-        "required": ["appKey", "name", "accountName", "defaultMessageType", "apns", "fcm", "smsProtection", "createdAt", "registrations"],
+        "required": [
+          "appKey",
+          "name",
+          "accountName",
+          "defaultMessageType",
+          "apns",
+          "fcm",
+          "smsProtection",
+          "createdAt",
+          "registrations"
+        ],
         "additionalProperties": false,
         "properties": {
-          "appKey": { "$ref": "#/components/schemas/GUID" },
-          "name": { "type": "string" },
-          "accountName": { "type": "string" },
-          "defaultMessageType": { "$ref": "#/components/schemas/AppMessageType" },
-          "apns": { "oneOf": [{ "$ref": "#/components/schemas/APNsCredentials" }, { "type": "null" }] },
-          "fcm": { "oneOf": [{ "$ref": "#/components/schemas/FCMCredentials" }, { "type": "null" }] },
-          "smsProtection": { "$ref": "#/components/schemas/SMSProtection" },
-          "createdAt": { "$ref": "#/components/schemas/Timestamp" },
+          "appKey": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "name": {
+            "type": "string"
+          },
+          "accountName": {
+            "type": "string"
+          },
+          "defaultMessageType": {
+            "$ref": "#/components/schemas/AppMessageType"
+          },
+          "apns": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/APNsCredentials"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "fcm": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/FCMCredentials"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "smsProtection": {
+            "$ref": "#/components/schemas/SMSProtection"
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
           "registrations": {
             "type": "object",
-            "required": ["Unverified", "WaitingForPin", "LastPinVerificationFailed", "PinVerified", "Invalid"],
+            "required": [
+              "Unverified",
+              "WaitingForPin",
+              "LastPinVerificationFailed",
+              "PinVerified",
+              "Invalid"
+            ],
             "additionalProperties": false,
             "properties": {
-              "Unverified": { "type": "integer", "minimum": 0 },
-              "WaitingForPin": { "type": "integer", "minimum": 0 },
-              "LastPinVerificationFailed": { "type": "integer", "minimum": 0 },
-              "PinVerified": { "type": "integer", "minimum": 0 },
-              "Invalid": { "type": "integer", "minimum": 0 }
+              "Unverified": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "WaitingForPin": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "LastPinVerificationFailed": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "PinVerified": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "Invalid": {
+                "type": "integer",
+                "minimum": 0
+              }
             }
+          },
+          "senderId": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Another name senders address the app by (SCG `psh:` addresses, cospace's FCM sender id)."
           }
         }
       },
       "PrefixBlock": {
         "type": "object",
-        "required": ["prefix", "region", "since", "until", "sent", "verified"],
+        "required": [
+          "prefix",
+          "region",
+          "since",
+          "until",
+          "sent",
+          "verified"
+        ],
         "additionalProperties": false,
         "properties": {
-          "prefix": { "type": "string", "pattern": "^\\+[1-9][0-9]{3,10}$" },
-          "region": { "type": "string" },
-          "since": { "$ref": "#/components/schemas/Timestamp" },
-          "until": { "$ref": "#/components/schemas/Timestamp" },
-          "sent": { "type": "integer", "minimum": 0 },
-          "verified": { "type": "integer", "minimum": 0 }
+          "prefix": {
+            "type": "string",
+            "pattern": "^\\+[1-9][0-9]{3,10}$"
+          },
+          "region": {
+            "type": "string"
+          },
+          "since": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "until": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "sent": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "verified": {
+            "type": "integer",
+            "minimum": 0
+          }
         }
       },
       "Health": {
         "type": "object",
-        "required": ["status", "version", "uptimeSeconds", "database", "writes"],
+        "required": [
+          "status",
+          "version",
+          "uptimeSeconds",
+          "database",
+          "writes"
+        ],
         "additionalProperties": false,
         "properties": {
-          "status": { "type": "string", "enum": ["ok", "degraded"] },
-          "version": { "type": "string" },
-          "uptimeSeconds": { "type": "number", "minimum": 0 },
-          "database": { "type": "string", "enum": ["ok", "unavailable"] },
-          "writes": { "type": "string", "enum": ["ok", "failing"] },
-          "reason": { "type": "string" }
+          "status": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "degraded"
+            ]
+          },
+          "version": {
+            "type": "string"
+          },
+          "uptimeSeconds": {
+            "type": "number",
+            "minimum": 0
+          },
+          "database": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "unavailable"
+            ]
+          },
+          "writes": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "failing"
+            ]
+          },
+          "reason": {
+            "type": "string"
+          }
+        }
+      },
+      "SCGError": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "description"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "code": {
+                "enum": [
+                  "UNAUTHORIZED",
+                  "ACCOUNT_DISABLED",
+                  "MALFORMED_REQUEST",
+                  "INVALID_FIELD",
+                  "NOT_FOUND",
+                  "INTERNAL_ERROR"
+                ]
+              },
+              "field": {
+                "type": "string"
+              },
+              "description": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "SCGMessageRequest": {
+        "type": "object",
+        "required": [
+          "id",
+          "body",
+          "state",
+          "recipient_count",
+          "sent_count",
+          "delivered_count",
+          "read_count",
+          "failed_count",
+          "canceled_count",
+          "created_date",
+          "last_update_date"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "body": {
+            "type": "string"
+          },
+          "state": {
+            "enum": [
+              "TRANSMITTING",
+              "COMPLETED",
+              "CANCELED"
+            ]
+          },
+          "recipient_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "sent_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "delivered_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "read_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "failed_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "canceled_count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "created_date": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "last_update_date": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "description": "A message request with the fields it was created with (`from`, `to`, `external_id`, … as stored) and its counts."
+      },
+      "SCGMessage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "message_request_id",
+          "state",
+          "to_address",
+          "from_address",
+          "channel",
+          "sent_date",
+          "delivered_date",
+          "failure_code",
+          "failure_details",
+          "created_date",
+          "last_update_date"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "message_request_id": {
+            "type": "string"
+          },
+          "state": {
+            "enum": [
+              "ACCEPTED",
+              "SENT",
+              "DELIVERED",
+              "READ",
+              "FAILED",
+              "EXPIRED",
+              "CANCELED"
+            ]
+          },
+          "to_address": {
+            "type": "string"
+          },
+          "from_address": {
+            "type": "string"
+          },
+          "channel": {
+            "enum": [
+              "PUSH",
+              "SMS",
+              null
+            ]
+          },
+          "sent_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "delivered_date": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "failure_code": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "failure_details": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "created_date": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "last_update_date": {
+            "type": "string",
+            "format": "date-time"
+          }
         }
       }
     }

@@ -24,31 +24,31 @@ public struct SCGMessagingEndpoint: Sendable {
         self.service = service
     }
 
+    /// Paths are written out whole (not from ``basePath``), so that the OpenAPI check finds every route in the sources.
     public func register(in router: inout HTTPRouter) {
-        let base = Self.basePath
-        for path in [base + "/message_requests", base + "/message_requests/"] {
-            router.add(.POST, path, .async { request in
-                Self.response(await self.service.create(authorization: Self.authorization(request), body: request.body))
-            })
-            router.add(.GET, path, .sync { request in
-                Self.response(self.service.list(authorization: Self.authorization(request),
-                                                offset: request.query["offset"], limit: request.query["limit"]))
-            })
+        let create: Handler = .async { request in
+            Self.response(await self.service.create(authorization: Self.authorization(request), body: request.body))
         }
-        router.add(.GET, base + "/message_requests/{id}", .sync { request in
+        let list: Handler = .sync { request in
+            Self.response(self.service.list(authorization: Self.authorization(request),
+                                            offset: request.query["offset"], limit: request.query["limit"]))
+        }
+        router.add(.POST, "/scg-external-api/api/v1/messaging/message_requests", create)
+        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests", list)
+        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}", .sync { request in
             Self.response(self.service.request(authorization: Self.authorization(request), id: Self.id(request)))
         })
-        router.add(.POST, base + "/message_requests/{id}", .async { request in
+        router.add(.POST, "/scg-external-api/api/v1/messaging/message_requests/{id}", .async { request in
             Self.response(await self.service.changeState(authorization: Self.authorization(request), id: Self.id(request),
                                                          body: request.body))
         })
-        router.add(.DELETE, base + "/message_requests/{id}", .async { request in
+        router.add(.DELETE, "/scg-external-api/api/v1/messaging/message_requests/{id}", .async { request in
             Self.response(await self.service.delete(authorization: Self.authorization(request), id: Self.id(request)))
         })
-        router.add(.GET, base + "/message_requests/{id}/messages", .sync { request in
+        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}/messages", .sync { request in
             Self.response(self.service.recipientMessages(authorization: Self.authorization(request), id: Self.id(request)))
         })
-        router.add(.GET, base + "/messages/{id}", .sync { request in
+        router.add(.GET, "/scg-external-api/api/v1/messaging/messages/{id}", .sync { request in
             Self.response(self.service.recipientMessage(authorization: Self.authorization(request), id: Self.id(request)))
         })
     }
