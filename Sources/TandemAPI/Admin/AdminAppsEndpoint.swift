@@ -43,7 +43,7 @@ public struct AdminAppsEndpoint: Sendable {
 
     let registry: any AppRegistry
     let administration: Administration
-    private let adminToken: [UInt8]?
+    private let gate: AdminGate
     let now: @Sendable () -> Timestamp
     private let isRegularFile: @Sendable (String) -> Bool
     let logger: Logger
@@ -63,10 +63,10 @@ public struct AdminAppsEndpoint: Sendable {
         self.cospace = cospace
         self.registry = registry
         self.administration = Administration(registry: registry, now: now)
-        self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.now = now
         self.isRegularFile = isRegularFile
         self.logger = logger.with(["component": "admin"])
+        self.gate = AdminGate(tokens: [adminToken], logger: self.logger, disabledMessage: Self.disabledMessage)
         self.prefixBlocks = prefixBlocks
     }
 
@@ -113,24 +113,7 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     /// 403 when the API is off, 401 with a challenge unless the bearer token matches; nil when it does.
-    func refusal(_ request: Request) -> Response? {
-        guard let adminToken else { return AdminFailure(.forbidden, Self.disabledMessage).response }
-        let presented = request.headers["authorization"].flatMap(Self.bearer) ?? ""
-        guard ConstantTime.equals(Array(presented.utf8), adminToken) else {
-            logger.warning("admin token refused", ["method": .string(request.method.rawValue), "path": .string(request.path),
-                                                   "remoteAddress": .string(request.remoteAddress ?? "")])
-            var response = AdminFailure(.unauthorized, "a valid admin bearer token is required").response
-            response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="admin""#)
-            return response
-        }
-        return nil
-    }
-
-    private static func bearer(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingASCIISpaces()
-    }
+    func refusal(_ request: Request) -> Response? { gate.refusal(request) }
 
     // MARK: - Accounts
 
