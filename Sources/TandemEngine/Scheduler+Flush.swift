@@ -323,7 +323,8 @@ extension Scheduler {
     /// Counts an applied (committed) event that the metrics name: an app's receipt, an SMS part's delivery report.
     private func count(_ event: DeliveryEvent) {
         switch event {
-        case .deliveryAcknowledged, .readReported: metrics.receipt(event)
+        case .deliveryAcknowledged: metrics.receipt(.delivered)
+        case .readReported: metrics.receipt(.read)
         case .smsPartReported(_, let outcome): metrics.reported(outcome)
         default: break
         }

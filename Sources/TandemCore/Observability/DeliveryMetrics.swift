@@ -96,13 +96,13 @@ public final class DeliveryMetrics: Sendable {
         smsFamily.increment([outcome.rawValue])
     }
 
-    /// A receipt event an app's report applied: `delivered` (an ack), `read`.
-    public func receipt(_ event: DeliveryEvent) {
-        switch event {
-        case .deliveryAcknowledged: receiptsFamily.increment(["delivered"])
-        case .readReported: receiptsFamily.increment(["read"])
-        default: receiptsFamily.increment([event.logKind])
-        }
+    public enum ReceiptKind: String, Sendable {
+        case delivered, read
+    }
+
+    /// A receipt an app's report applied: an ack (`delivered`) or a read.
+    public func receipt(_ kind: ReceiptKind) {
+        receiptsFamily.increment([kind.rawValue])
     }
 
     public func pinSMSSent() { pinSMSSentFamily.increment() }
