@@ -98,7 +98,10 @@ final class ProviderStack: Sendable {
             }
             (sms, smsSimulator, pinSender, kannelDLR, smppClient) = (client, nil, client, nil, client)
         case .kannel(let kannel):
-            let client = try Self.httpClient("providers.sms.kannel") { $0.defaultTimeout = kannel.timeout }
+            let client = try Self.httpClient("providers.sms.kannel") {
+                $0.defaultTimeout = kannel.timeout
+                $0.maxConnectionsPerHost = kannel.connections
+            }
             clients.append(client)
             var settings = KannelSMSSender.Settings(sendSMSURL: kannel.sendsmsURL, username: kannel.username,
                                                     password: kannel.password.value, dlrURL: kannel.dlrURL)
@@ -106,6 +109,7 @@ final class ProviderStack: Sendable {
             settings.dlrToken = kannel.dlrToken?.value
             settings.smsc = kannel.smsc
             settings.timeout = kannel.timeout
+            settings.connections = kannel.connections
             let sender: KannelSMSSender
             do {
                 sender = try KannelSMSSender(settings: settings, client: client, logger: logger.with(["component": "kannel"]))

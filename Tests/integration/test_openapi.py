@@ -55,6 +55,7 @@ class FakeSmsbox(http.server.ThreadingHTTPServer):
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall per answer
 
             def do_GET(self):
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
