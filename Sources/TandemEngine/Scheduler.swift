@@ -42,7 +42,7 @@ public actor Scheduler {
     public struct NewDelivery: Sendable {
         public let recipient: DeliveryRecipient
         public let content: MessageContent
-        /// The delivery's first event: `.routed` with the routing decision, or `.expired`.
+        /// The delivery's first event: `.routed` with the routing decision, `.expired` or `.cancelledBySender`.
         public let start: DeliveryEvent
         public let smsValidity: Duration
 
@@ -61,6 +61,12 @@ public actor Scheduler {
         /// delivery is stored already final, Expired and reported, and sends nothing.
         public static func expired(recipient: DeliveryRecipient, content: MessageContent) -> NewDelivery {
             NewDelivery(recipient: recipient, content: content, start: .expired, smsValidity: .zero)
+        }
+
+        /// A recipient whose sender cancelled the message before it started (it waited in a spool): the
+        /// delivery is stored already final (resolution `cancelled`) and sends nothing.
+        public static func cancelled(recipient: DeliveryRecipient, content: MessageContent) -> NewDelivery {
+            NewDelivery(recipient: recipient, content: content, start: .cancelledBySender, smsValidity: .zero)
         }
     }
 

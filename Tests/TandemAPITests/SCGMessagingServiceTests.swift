@@ -20,8 +20,8 @@ struct SCGMessagingServiceTests {
         let bearerB: String
     }
 
-    static func fixture(holdPush: Bool = false) async throws -> Fixture {
-        let h = try await GatewayHarness(holdPush: holdPush)
+    static func fixture(holdPush: Bool = false, spoolThreshold: Int? = nil, spoolChunk: Int = 256) async throws -> Fixture {
+        let h = try await GatewayHarness(spoolThreshold: spoolThreshold, spoolChunk: spoolChunk, holdPush: holdPush)
         let clock = h.clock
         let service = SCGMessagingService(intake: h.intake, messages: h.store,
                                           authenticator: SCGTokenAuthenticator(tokens: h.store, now: { clock.now() }),
@@ -198,5 +198,32 @@ struct SCGMessagingServiceTests {
         let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
         #expect(view["state"] as? String == "TRANSMITTING")
         #expect(view["recipient_count"] as? Int == 2 && view["canceled_count"] as? Int == 1 && view["sent_count"] as? Int == 1)
+    }
+
+    @Test("cancel of a spooled request: recipients still queued end CANCELED unsent, the started ones as any other; the spool is done")
+    func cancelSpooled() async throws {
+        let f = try await Self.fixture(spoolThreshold: 3, spoolChunk: 2)
+        defer { Task { await f.h.close() } }
+        let numbers = (1...5).map { "+3161234567\($0)" }
+        let reply = await Self.create(f, """
+            {"from":"Shop","to":[\(numbers.map { "\"\($0)\"" }.joined(separator: ","))],"body":"Hi"}
+            """)
+        let id = try #require(Self.json(reply)["id"] as? String)
+        #expect(try f.h.count("SELECT count(*) FROM deliveries") == 0)
+        #expect(try await f.h.drainer.startNextChunk())  // two recipients start; three stay queued
+        await f.h.dispatcher.waitUntilIdle()
+        #expect(f.h.sms.sent.count == 2)
+
+        let cancelled = await f.service.changeState(authorization: f.bearerA, id: id, body: Array(#"{"state":"CANCELED"}"#.utf8))
+        #expect(cancelled.status == 204)
+        #expect(try f.h.count("SELECT count(*) FROM message_spools") == 0)
+        #expect(try await f.h.drainer.startNextChunk() == false)
+        await f.h.dispatcher.waitUntilIdle()
+        #expect(f.h.sms.sent.count == 2)
+        let messages = try #require(Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))["list"] as? [[String: Any]])
+        #expect(messages.compactMap { $0["to_address"] as? String } == numbers)
+        #expect(messages.compactMap { $0["state"] as? String } == ["SENT", "SENT", "CANCELED", "CANCELED", "CANCELED"])
+        let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
+        #expect(view["recipient_count"] as? Int == 5 && view["canceled_count"] as? Int == 3 && view["sent_count"] as? Int == 2)
     }
 }

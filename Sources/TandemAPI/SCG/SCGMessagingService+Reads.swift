@@ -61,7 +61,7 @@ extension SCGMessagingService {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
-        let message: MessageView
+        var message: MessageView
         switch find(account, id) {
         case .success(let found): message = found
         case .failure(let reply): return reply
@@ -71,13 +71,27 @@ extension SCGMessagingService {
         } catch {
             return error.reply
         }
+        // Recipients still queued in the spool end cancelled first; then every recipient has a delivery to cancel.
+        let queued: Int
+        do {
+            queued = try await intake.cancelQueued(message: message.id)
+        } catch {
+            return storeFailure("cancel", error)
+        }
+        if queued > 0 {
+            switch find(account, id) {
+            case .success(let found): message = found
+            case .failure(let reply): return reply
+            }
+        }
         let events = message.recipients.filter { !$0.delivery.isFinal }.map { ($0.key, DeliveryEvent.cancelledBySender) }
         do {
             _ = try await scheduler.record(events)
         } catch {
             return storeFailure("cancel", error)
         }
-        logger.info("SCG message request cancelled", ["messageId": .string(message.id.text), "open": .int(Int64(events.count))])
+        logger.info("SCG message request cancelled", ["messageId": .string(message.id.text), "open": .int(Int64(events.count)),
+                                                      "queued": .int(Int64(queued))])
         return Reply(status: 204, contentType: "application/json", body: [])
     }
 

@@ -15,8 +15,8 @@ import TandemEngine
 ///   `to[i]`, and nothing is stored;
 /// - another account's request, a request sent through another API, or a deleted one → 404;
 /// - `{"state":"CANCELED"}` records ``DeliveryEvent/cancelledBySender`` for every recipient not final:
-///   what no provider has taken ends `CANCELED`, the rest carries on. Not guaranteed: recipients still
-///   queued in a spool (requests of at least the spool threshold of numbers) are not cancelled.
+///   what no provider has taken ends `CANCELED`, the rest carries on; recipients still queued in the
+///   message's spool (requests of at least the spool threshold of numbers) end `CANCELED` without being sent.
 public final class SCGMessagingService: Sendable {
     public typealias Reply = WireReply
 
