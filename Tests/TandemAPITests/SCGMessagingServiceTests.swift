@@ -226,4 +226,26 @@ struct SCGMessagingServiceTests {
         let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
         #expect(view["recipient_count"] as? Int == 5 && view["canceled_count"] as? Int == 3 && view["sent_count"] as? Int == 2)
     }
+
+    @Test("Idempotency-Key: a retry gets the first id and stores nothing more; the key with another body → 422; a bad key → 400")
+    func idempotency() async throws {
+        let f = try await Self.fixture()
+        defer { Task { await f.h.close() } }
+        let body = Array(#"{"from":"Shop","to":["+31612345678"],"body":"Hi"}"#.utf8)
+        let first = await f.service.create(authorization: f.bearerA, idempotencyKey: "order-17", body: body)
+        let retry = await f.service.create(authorization: f.bearerA, idempotencyKey: "order-17", body: body)
+        #expect(first.status == 200 && retry.status == 200 && retry.body == first.body)
+        #expect(try f.h.count("SELECT count(*) FROM messages") == 1)
+
+        let other = await f.service.create(authorization: f.bearerA, idempotencyKey: "order-17",
+                                           body: Array(#"{"from":"Shop","to":["+31612345678"],"body":"Bye"}"#.utf8))
+        #expect(other.status == 422)
+        #expect((Self.json(other)["error"] as? [String: Any])?["code"] as? String == "IDEMPOTENCY_KEY_REUSED")
+        let bad = await f.service.create(authorization: f.bearerA, idempotencyKey: "två", body: body)
+        #expect(bad.status == 400 && (Self.json(bad)["error"] as? [String: Any])?["field"] as? String == "Idempotency-Key")
+        // Keys are the account's own: another account's same key is a new request.
+        let elsewhere = await f.service.create(authorization: f.bearerB, idempotencyKey: "order-17", body: body)
+        #expect(elsewhere.status == 200 && elsewhere.body != first.body)
+        #expect(try f.h.count("SELECT count(*) FROM messages") == 2)
+    }
 }

@@ -2537,6 +2537,11 @@ extension OpenAPIDocument {
             "scgBearer": []
           }
         ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SCGIdempotencyKey"
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -2655,6 +2660,26 @@ extension OpenAPIDocument {
           },
           "500": {
             "description": "The store failed; nothing was changed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "A request with this `Idempotency-Key` is still being stored (`REQUEST_IN_PROGRESS`); retry later.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SCGError"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "The `Idempotency-Key` was used for a different request (`IDEMPOTENCY_KEY_REUSED`); nothing was stored.",
             "content": {
               "application/json": {
                 "schema": {
@@ -3945,6 +3970,18 @@ extension OpenAPIDocument {
         "schema": {
           "type": "string",
           "format": "uuid"
+        }
+      },
+      "SCGIdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "1–255 printable ASCII characters. A retry of the same request (same body) returns the first answer — the same `id` — and creates nothing; the same key with a different request is 422. Kept per account for `gateway.idempotencyRetention` (24 h). An invalid key is 400 (`field` `Idempotency-Key`).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "pattern": "^[\\x21-\\x7E]+$"
         }
       }
     },
@@ -5625,6 +5662,8 @@ extension OpenAPIDocument {
                   "MALFORMED_REQUEST",
                   "INVALID_FIELD",
                   "NOT_FOUND",
+                  "REQUEST_IN_PROGRESS",
+                  "IDEMPOTENCY_KEY_REUSED",
                   "INTERNAL_ERROR"
                 ]
               },

@@ -44,6 +44,10 @@ public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
     case invalidField = "INVALID_FIELD"
     /// No such message request or message of this account (404), or no such route.
     case notFound = "NOT_FOUND"
+    /// A request with this `Idempotency-Key` is still being stored (409): retry later.
+    case requestInProgress = "REQUEST_IN_PROGRESS"
+    /// The `Idempotency-Key` was used for a different request (422).
+    case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
     /// The store failed; nothing was changed (500; details only in the server log).
     case internalError = "INTERNAL_ERROR"
 
@@ -53,6 +57,8 @@ public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
         case .accountDisabled: 403
         case .malformedRequest, .invalidField: 400
         case .notFound: 404
+        case .requestInProgress: 409
+        case .idempotencyKeyReused: 422
         case .internalError: 500
         }
     }

@@ -27,7 +27,8 @@ public struct SCGMessagingEndpoint: Sendable {
     /// Paths are written out whole (not from ``basePath``), so that the OpenAPI check finds every route in the sources.
     public func register(in router: inout HTTPRouter) {
         let create: Handler = .async { request in
-            Self.response(await self.service.create(authorization: Self.authorization(request), body: request.body))
+            Self.response(await self.service.create(authorization: Self.authorization(request),
+                                                    idempotencyKey: request.headers["idempotency-key"], body: request.body))
         }
         let list: Handler = .sync { request in
             Self.response(self.service.list(authorization: Self.authorization(request),

@@ -40,12 +40,21 @@ public final class SCGMessagingService: Sendable {
 
     // MARK: Create
 
-    /// `POST /messaging/message_requests`.
-    public func create(authorization: String?, body: [UInt8]) async -> Reply {
+    /// `POST /messaging/message_requests`. With an `Idempotency-Key`, a retry of the same request gets the first
+    /// reply (the same id) and creates nothing; the key with another request → 422; while the first is still
+    /// being stored → 409.
+    public func create(authorization: String?, idempotencyKey: String? = nil, body: [UInt8]) async -> Reply {
         let account: Account
         switch authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
+        }
+        var claim: IdempotencyClaim?
+        if let idempotencyKey {
+            claim = IdempotencyClaim.request(key: idempotencyKey, target: "POST " + Self.createPath, body: body)
+            if claim == nil {
+                return SCGError.field("Idempotency-Key", "Idempotency-Key must be 1-255 printable ASCII characters").reply
+            }
         }
         let request: SCGMessageRequest
         do throws(SCGError) {
@@ -53,17 +62,25 @@ public final class SCGMessagingService: Sendable {
         } catch {
             return error.reply
         }
-        let result = await intake.submit(IntakeRequest(account: account, messages: [request.command])) { outcome in
+        let result = await intake.submit(IntakeRequest(account: account, messages: [request.command], idempotency: claim)) { outcome in
             Self.reply(outcome, request: request)
         }
         switch result {
         case .stored(_, let reply), .replayed(let reply), .refused(let reply):
             return reply
-        case .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
-            // No idempotency key is claimed for SCG requests: only `.failed` can occur.
+        case .idempotencyKeyReused:
+            return SCGError(.idempotencyKeyReused, field: "Idempotency-Key",
+                            "Idempotency-Key \(JSONText.quoted(idempotencyKey ?? "")) was used for a different request").reply
+        case .idempotencyKeyInProgress:
+            return SCGError(.requestInProgress, field: "Idempotency-Key",
+                            "a request with this Idempotency-Key is still being stored; retry later").reply
+        case .failed:
             return SCGError(.internalError, "internal error; nothing was stored").reply
         }
     }
+
+    /// The create route's path (part of an idempotency claim's digest).
+    static let createPath = "/scg-external-api/api/v1/messaging/message_requests"
 
     /// The reply to the intake's outcome: the id, or the first refusal (and nothing stored).
     static func reply(_ outcome: IntakeOutcome, request: SCGMessageRequest) -> IntakeReply {
