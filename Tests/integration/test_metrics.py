@@ -1,6 +1,9 @@
-"""`/metrics` after a known set of sends, read by prometheus_client's own parser: every `_total` is a counter,
+"""`/metrics` after a known set of sends, read by prometheus_client's own parser and checked by Prometheus's own
+`promtool check metrics` (taken from Debian's prometheus package by scripts/bootstrap.sh): every `_total` is a counter,
 and the delivery counters equal what the server's message views say happened — the same deliveries, channels
 and final statuses, the fallback and its cause, the pushes and SMS, the receipts the simulated app sent."""
+import shutil
+import subprocess
 import urllib.request
 from collections import Counter
 
@@ -17,6 +20,13 @@ def scrape(server):
         text = response.read().decode()
     families = {family.name: family for family in text_string_to_metric_families(text)}
     return families, text
+
+
+def promtool():
+    """promtool on PATH, else the one scripts/bootstrap.sh took out of Debian's prometheus package."""
+    found = shutil.which("promtool") or REPO / ".build" / "tools" / "promtool"
+    assert found and shutil.which(str(found)), "promtool missing: run scripts/bootstrap.sh test (make test does)"
+    return str(found)
 
 
 def samples(families, name, suffix="_total"):
@@ -52,6 +62,11 @@ def test_delivery_metrics_match_what_happened(tmp_path):
         for line in text.splitlines():
             if line.startswith("# TYPE ") and line.split()[2].endswith("_total"):
                 assert line.split()[3] == "counter", line
+
+        # Prometheus's own linter: exposition syntax, types, HELP text, counter and unit naming conventions.
+        checked = subprocess.run([promtool(), "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0 and checked.stdout.strip() == "" and checked.stderr.strip() == "", \
+            f"promtool check metrics: exit {checked.returncode}\n{checked.stdout}{checked.stderr}"
 
         assert samples(families, "tandem_messages_accepted") == {(("api", "cm"),): 5.0}
         assert samples(families, "tandem_deliveries_started") == {(("channel", "sms"),): 3.0, (("channel", "push"),): 2.0}
