@@ -3735,10 +3735,11 @@ extension OpenAPIDocument {
                     "messages": {
                       "type": "array",
                       "items": {
-                        "type": "object"
+                        "$ref": "#/components/schemas/AdminMessage"
                       }
                     }
-                  }
+                  },
+                  "additionalProperties": false
                 }
               }
             }
@@ -5822,6 +5823,213 @@ extension OpenAPIDocument {
           "last_update_date": {
             "type": "string",
             "format": "date-time"
+          }
+        }
+      },
+      "AdminMessageRecipient": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "One recipient: its state, its timeline (events) and its policy's deadlines. A recipient still queued in the message's spool has `queued` true, no `updateId`, no events.",
+        "required": [
+          "to",
+          "updateId",
+          "status",
+          "final",
+          "resolution",
+          "channel",
+          "fallback",
+          "smsCause",
+          "rejectReason",
+          "queued",
+          "updatedAt",
+          "events",
+          "deadlines"
+        ],
+        "properties": {
+          "to": {
+            "type": "string",
+            "description": "The number masked (`+3161****678`), or `device:<id>` for a device addressed directly."
+          },
+          "updateId": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "status": {
+            "enum": [
+              "Accepted",
+              "Rejected",
+              "Sent",
+              "Delivered",
+              "Read",
+              "Failed",
+              "Cancelled"
+            ]
+          },
+          "final": {
+            "type": "boolean"
+          },
+          "resolution": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "channel": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "fallback": {
+            "type": "boolean",
+            "description": "True when an SMS went out because the push was not acknowledged or read in time."
+          },
+          "smsCause": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "rejectReason": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "queued": {
+            "type": "boolean"
+          },
+          "updatedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "events": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "at",
+                "ms",
+                "event",
+                "detail"
+              ],
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "ms": {
+                  "type": "integer",
+                  "description": "Unix milliseconds."
+                },
+                "event": {
+                  "type": "string"
+                },
+                "detail": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "deadlines": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "timer",
+                "at",
+                "ms",
+                "armed"
+              ],
+              "properties": {
+                "timer": {
+                  "type": "string"
+                },
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "ms": {
+                  "type": "integer"
+                },
+                "armed": {
+                  "type": "boolean",
+                  "description": "False once the timer was cancelled or fired."
+                }
+              }
+            }
+          }
+        }
+      },
+      "AdminMessage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "account",
+          "reference",
+          "from",
+          "appMessageType",
+          "appKey",
+          "fallbackFor",
+          "createdAt",
+          "recipientCount",
+          "recipients"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "account": {
+            "type": "string",
+            "description": "The sending account's name."
+          },
+          "reference": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "from": {
+            "type": "string"
+          },
+          "appMessageType": {
+            "enum": [
+              "Default",
+              "OTP",
+              "Critical"
+            ]
+          },
+          "appKey": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "fallbackFor": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "recipientCount": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "recipients": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AdminMessageRecipient"
+            }
           }
         }
       }
