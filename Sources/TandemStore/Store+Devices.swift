@@ -95,7 +95,9 @@ extension Store: DeviceRegistry {
                              createdAt: Timestamp(milliseconds: try row.get("target_created_at", as: Int64.self)))
     }
 
-    /// The inbox relation of ``InboxQuery``: one row per delivery the router pushed to `msisdn` for `app`.
+    /// The inbox relation: one row per delivery the router pushed to `msisdn` for `app`, with the columns the
+    /// OData translation names (``inboxColumns``). `status` is the app-facing one: `Read` shows as `Delivered`,
+    /// a withdrawn OTP as `Cancelled` (its body then hidden).
     private static let inboxSource = """
         (SELECT m.message_id AS id, d.id AS update_id, m.sender AS sender, m.created_at AS date_time,
                 CASE WHEN m.message_type = 'OTP' AND d.push_withdrawn = 1 THEN 'Cancelled'
@@ -104,17 +106,18 @@ extension Store: DeviceRegistry {
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.msisdn = ? AND d.pushed = 1 AND m.app_id = (SELECT id FROM apps WHERE app_key = ?)) t
         """
+    private static let inboxColumns = ODataSQLColumns(id: "t.id", updateID: "t.update_id", sender: "t.sender",
+                                                      dateTime: "t.date_time", status: "t.status")
 
-    public func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws(StoreError) -> [InboxMessage] {
-        var sql = "SELECT t.id, t.update_id, t.sender, t.body, t.date_time, t.status FROM \(Self.inboxSource)"
-        if let condition = query.condition { sql += " WHERE \(condition)" }
-        sql += " ORDER BY \(query.orderBy) LIMIT ? OFFSET ?"
-        let bindings: [SQLValue] = [.text(msisdn.e164), .text(app.text)] + query.bindings.map { value in
+    public func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) throws(StoreError) -> [InboxMessage] {
+        let (sql, values) = ODataSQL.translate(query, columns: Self.inboxColumns)
+            .statement(selecting: "t.id, t.update_id, t.sender, t.body, t.date_time, t.status", from: Self.inboxSource)
+        let bindings: [SQLValue] = [.text(msisdn.e164), .text(app.text)] + values.map { value in
             switch value {
             case .integer(let number): .integer(number)
             case .text(let text): .text(text)
             }
-        } + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
+        }
         return try read { (db: Connection) throws(StoreError) -> [InboxMessage] in
             try db.query(sql, bindings).map { (row) throws(StoreError) -> InboxMessage in
                 let idText = try row.get("id", as: String.self)

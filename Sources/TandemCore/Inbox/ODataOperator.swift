@@ -3,7 +3,7 @@ public enum ODataOperator: String, Sendable, Hashable, CaseIterable {
     case eq, ne, gt, ge, lt, le
 
     /// The operator with its operands swapped: `5 lt UpdateID` is `UpdateID gt 5`.
-    var flipped: ODataOperator {
+    public var flipped: ODataOperator {
         switch self {
         case .eq: .eq
         case .ne: .ne
@@ -31,7 +31,7 @@ public enum ODataOperator: String, Sendable, Hashable, CaseIterable {
 public enum ODataEqualityOperator: String, Sendable, Hashable, CaseIterable {
     case eq, ne
 
-    var general: ODataOperator {
+    public var general: ODataOperator {
         switch self {
         case .eq: .eq
         case .ne: .ne

@@ -44,15 +44,15 @@ public enum ODataField: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The field with exactly this name; nil for anything else.
-    static func named(_ name: String) -> ODataField? { ODataField(rawValue: name) }
+    public static func named(_ name: String) -> ODataField? { ODataField(rawValue: name) }
 
     /// The field whose name matches `name` but for case, for a "did you mean" hint.
-    static func caseInsensitiveMatch(_ name: String) -> ODataField? {
+    public static func caseInsensitiveMatch(_ name: String) -> ODataField? {
         allCases.first { $0.rawValue.lowercased() == name.lowercased() }
     }
 
     /// `ID, UpdateID, Sender, DateTime, Status`: the names of the fields satisfying `predicate`.
-    static func names(where predicate: (ODataField) -> Bool) -> String {
+    public static func names(where predicate: (ODataField) -> Bool) -> String {
         allCases.filter(predicate).map(\.rawValue).joined(separator: ", ")
     }
 }

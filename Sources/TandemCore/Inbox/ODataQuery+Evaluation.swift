@@ -1,5 +1,3 @@
-import TandemCore
-
 /// The in-memory evaluator: the reference semantics that ``ODataSQL`` must reproduce.
 extension ODataQuery {
     /// `messages` filtered, ordered by ``effectiveOrder``, then `$skip` and `$top` applied.

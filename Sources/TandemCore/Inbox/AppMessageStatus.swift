@@ -1,5 +1,3 @@
-import TandemCore
-
 /// A message's status as the device API shows it to apps (spec, "Get messages"). The wire strings live here
 /// only; parsing (``WireNamed``) folds case and trims spaces.
 ///

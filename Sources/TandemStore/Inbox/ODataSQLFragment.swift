@@ -1,3 +1,5 @@
+import TandemCore
+
 /// The pieces of a `SELECT` that carry an ``ODataQuery``, for the store to combine with its own
 /// conditions. `whereClause` uses `?` placeholders only, bound by `bindings` in order; no user input is
 /// ever part of the SQL text. `limit` and `offset` are to be bound too (``statement(selecting:from:where:bindings:)``

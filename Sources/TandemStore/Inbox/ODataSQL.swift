@@ -1,3 +1,5 @@
+import TandemCore
+
 /// Translates an ``ODataQuery`` into SQL for SQLite that selects the same messages in the same order
 /// as ``ODataQuery/apply(to:)``.
 ///

@@ -1,5 +1,3 @@
-import TandemCore
-
 /// `field op value`, with the value already in the field's type. The field is always on the left;
 /// `5 lt UpdateID` is parsed as `UpdateID gt 5`.
 ///

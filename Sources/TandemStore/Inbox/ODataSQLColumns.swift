@@ -1,3 +1,5 @@
+import TandemCore
+
 /// The SQL expressions, one per filterable or sortable field, that the translation writes verbatim.
 ///
 /// These are trusted code, never user input: column names or expressions such as
