@@ -22,6 +22,7 @@ struct AppCommand {
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app bwmi APP_KEY [--trust-phones on|off] [--static-key KEY | --no-static-key] [--config PATH]
 
         create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
                        put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
@@ -45,6 +46,10 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        bwmi           Shows or changes the app's TIBCO BWMI settings (base path /bwmi/APP_KEY): --trust-phones
+                       on makes its BWMI devices verified installs of the phone they claim (MSISDN messages
+                       for the app push to them); --static-key requires that key in X-BWMI-Key on its device
+                       endpoints (16 to 200 characters), --no-static-key removes it. Defaults: off, none.
 
         """
 
@@ -54,8 +59,8 @@ struct AppCommand {
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
-                               "mode", "allow", "deny", "pin-length"],
-            flags: ["sandbox"], usage: Self.usage) else { return }
+                               "mode", "allow", "deny", "pin-length", "trust-phones", "static-key"],
+            flags: ["sandbox", "no-static-key"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
@@ -67,6 +72,7 @@ struct AppCommand {
         case "set-type": try await setType(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "bwmi": try await bwmi(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }

@@ -15,6 +15,7 @@ final class DeliveryStack: Sendable {
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
+    let bwmi: BWMIService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
     let store: Store
@@ -61,6 +62,8 @@ final class DeliveryStack: Sendable {
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]),
                                      metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
+        bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler,
+                           authenticator: authenticator, policies: policies, now: now, logger: logger.with(["component": "bwmi"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -75,6 +78,7 @@ final class DeliveryStack: Sendable {
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        BWMIEndpoint(service: bwmi).register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }
 

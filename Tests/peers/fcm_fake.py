@@ -7,7 +7,8 @@ URL), `iat`/`exp` (a lifetime of at most an hour, not expired, not issued in the
 {"access_token","expires_in","token_type"} or 400 {"error":"invalid_grant"}.
 
 POST /v1/projects/<id>/messages:send checks the bearer token (issued here, not expired or revoked), the
-project and the message (`token`; `data` of strings with `messageId` and `updateId`; `notification`
+project and the message (`token`; `data` of strings with `messageId` and `updateId`,
+or a TIBCO BWMI payload: with `faf`, or `badge` alone; `notification`
 strings; `android.priority` HIGH/NORMAL, `android.ttl` "<n>s" <= 28 days, `android.collapse_key`;
 `data` + `notification` <= 4096 bytes), then answers by the registration token's prefix:
   ok…         200 {"name":"projects/<id>/messages/<n>"}
@@ -169,7 +170,9 @@ class FakeFCM:
         data = message.get("data")
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise invalid("message.data", "data values must be strings")
-        if not isinstance(data.get("messageId"), str) or not isinstance(data.get("updateId"), str):
+        # TIBCO BWMI's payloads (Tandem's /bwmi API) carry exactly BWMI's keys: `faf`, or a badge update alone.
+        bwmi = "faf" in data or set(data) == {"badge"}
+        if not bwmi and (not isinstance(data.get("messageId"), str) or not isinstance(data.get("updateId"), str)):
             raise invalid("message.data", "Tandem's messageId and updateId are missing")
         notification = message.get("notification")
         if notification is not None and (not isinstance(notification, dict)

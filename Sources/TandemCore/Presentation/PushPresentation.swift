@@ -50,6 +50,9 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// FCM's Android-only fields; ignored for APNs.
     public var android = AndroidPresentation()
 
+    /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload.
+    public var bwmi: BWMIPush?
+
     public init() {}
 
     /// Whether this asks for nothing (renders as the default payload).

@@ -13,7 +13,8 @@ import TandemCore
 /// `summary-arg`, `summary-arg-count`), `sound`, `badge`, `thread-id`, `category`, `target-content-id`,
 /// `content-available`, `mutable-content`; then the custom data, then the identifiers. A loc-key hides its
 /// literal (see ``PushPresentation``); a custom key equal to `aps` or to an identifier's key is left out.
-/// Android fields are ignored.
+/// Android fields are ignored. A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead
+/// (``BWMIPush``).
 ///
 /// Only the title and the body are cut to fit ``maximumBytes`` (as the payload before presentations cut them).
 /// Not guaranteed: that a payload whose other fields alone exceed the limit fits (APNs then refuses it).
@@ -42,6 +43,9 @@ public struct APNsRenderer: Sendable, Hashable {
     ///   - identifiers: top-level members after `aps`, e.g. `messageId` and `updateId`.
     public func payload(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember],
                         limit: Int = maximumBytes) -> [UInt8] {
+        if let bwmi = presentation.bwmi {
+            return Array(BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: limit).compactText.utf8)
+        }
         let full = render(presentation, title: title, body: body, identifiers: identifiers).compactText
         if full.utf8.count <= limit { return Array(full.utf8) }
         let (shownTitle, shownBody) = texts(presentation, title: title, body: body)
@@ -64,6 +68,9 @@ public struct APNsRenderer: Sendable, Hashable {
 
     /// The payload as a JSON tree, uncut.
     public func render(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember]) -> JSONValue {
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: .max)
+        }
         var members = [JSONMember(key: "aps", value: aps(presentation, title: title, body: body))]
         var taken: Set<String> = ["aps"]
         for identifier in identifiers { taken.insert(identifier.key) }

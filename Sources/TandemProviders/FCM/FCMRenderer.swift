@@ -21,6 +21,9 @@ import TandemCore
 /// - `apns: {"payload": {"aps": …}}`, built by ``APNsRenderer/aps(_:title:body:)`` without texts, when the
 ///   presentation sets any `aps` field beyond title and body (iOS apps registered with FCM).
 ///
+/// A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead (``BWMIPush``): `token`,
+/// `data` and `android` (`priority`, `ttl`, `collapse_key`) only, whatever `includeNotification` says.
+///
 /// When `includeNotification` is false there is no `notification` and no `android.notification`: the app
 /// builds its notification from `data`. The text is cut (on a character boundary, ending with "…") so that
 /// `data` and `notification` stay within `payloadLimit`, as before.
@@ -52,6 +55,17 @@ public struct FCMRenderer: Sendable, Hashable {
     public func render(_ presentation: PushPresentation, token: String, identifiers: [JSONMember], sender: String,
                        text: String, priority: Policy.PushPriority, ttlSeconds: Int64, collapseKey: String) -> JSONValue {
         let p = presentation
+        if let bwmi = p.bwmi {
+            var message = JSONObjectBuilder()
+            message.add("token", .string(token))
+            message.add("data", BWMIPayload.fcmData(bwmi, p, text: text, identifiers: identifiers, limit: payloadLimit))
+            var android = JSONObjectBuilder()
+            android.add("priority", .string(priority == .high ? "HIGH" : "NORMAL"))
+            android.add("ttl", .string("\(max(ttlSeconds, 0))s"))
+            android.add("collapse_key", .string(collapseKey))
+            message.add("android", android.value)
+            return .object([JSONMember(key: "message", value: message.value)])
+        }
         let body = fitted(p, text: text, identifiers: identifiers, sender: sender)
         var message = JSONObjectBuilder()
         message.add("token", .string(token))
@@ -121,7 +135,10 @@ public struct FCMRenderer: Sendable, Hashable {
     /// The bytes `data` and `notification` take once the text is cut to fit: over ``payloadLimit`` only when
     /// the presentation alone does not fit.
     public func fittedPayloadBytes(_ presentation: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> Int {
-        payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.fcmData(bwmi, presentation, text: text, identifiers: identifiers, limit: payloadLimit).compactText.utf8.count
+        }
+        return payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
                      identifiers: identifiers, sender: sender)
     }
 
