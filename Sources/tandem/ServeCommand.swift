@@ -139,10 +139,12 @@ struct ServeCommand {
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        AdminAppsEndpoint(registry: store, adminToken: adminToken,
-                          now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
-                          isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
-                          prefixBlocks: stack.deviceAPI).register(in: &router)
+        let admin = AdminAppsEndpoint(registry: store, adminToken: adminToken,
+                                      now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
+                                      isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
+                                      prefixBlocks: stack.deviceAPI)
+        admin.register(in: &router)
+        admin.registerBWMI(store, in: &router)
         logger.info("admin API", ["enabled": .bool(adminToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])

@@ -232,12 +232,23 @@ def test_bwmi_devices_managed_notifications_acks_and_pending(apns, fcm, serve):
     assert error_lines(server) == []
 
 
-def test_bwmi_apns_410_invalidates_the_device(apns, serve):
-    server = serve(push_config(apns))
+def test_bwmi_apns_410_invalidates_the_device_and_the_admin_static_key(apns, serve):
+    admin = {"Authorization": "Bearer bwmi-admin-token-0123"}
+    server = serve(push_config(apns), env={"TANDEM_ADMIN_TOKEN": "bwmi-admin-token-0123"})
     product_token = create_account(server, "Acme")
     app_key = bwmi_app(server, product_token, apns)
+    assert call(server, "GET", f"/admin/apps/{app_key}/bwmi", headers=admin) == (200, {
+        "appKey": app_key, "basePath": f"/bwmi/{app_key}", "trustPhones": False, "staticKeyRequired": False})
+    status, body = call(server, "PUT", f"/admin/apps/{app_key}/bwmi", {"trustPhones": False, "staticKey": "k" * 16}, admin)
+    assert (status, body["staticKeyRequired"]) == (200, True), body
+    assert call(server, "PUT", f"/admin/apps/{app_key}/bwmi", {"staticKey": "short"}, admin)[0] == 400
     dead = "gone" + "0f1e2d3c" * 8
-    register(server, app_key, dead, "IOS")
+    body = {"deviceId": dead, "type": "IOS"}
+    assert call(server, "PUT", f"/bwmi/{app_key}/devices", body) == (
+        401, {"error": "this app requires its key in the X-BWMI-Key header"})
+    assert call(server, "PUT", f"/bwmi/{app_key}/devices", body, {"X-BWMI-Key": "k" * 15 + "x"})[0] == 401
+    assert call(server, "PUT", f"/bwmi/{app_key}/devices", body, {"X-BWMI-Key": "k" * 16}) == (201, b"")
+    assert call(server, "PUT", f"/admin/apps/{app_key}/bwmi", {"staticKey": None}, admin)[1]["staticKeyRequired"] is False
     reply = notify(server, product_token, app_key, {"to": [{"deviceId": dead}], "text": "Hello", "faf": False})
     assert len(reply["notifications"]) == 1, reply
     [request] = apns.wait_for_requests(1)

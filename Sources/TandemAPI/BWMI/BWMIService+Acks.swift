@@ -11,7 +11,8 @@ extension BWMIService {
     ///
     /// A CM message that reached the device through its phone (the app trusts phones) has no row until it
     /// is acknowledged: the scheduler checks the delivery against the device's phone and app, and only a
-    /// delivery in flight is acknowledged that way.
+    /// delivery in flight is acknowledged that way (so is a notification acknowledged before its row was
+    /// recorded, checked against the device itself).
     public func acknowledge(_ request: Request) async -> Response {
         do throws(Refusal) {
             let app = try appOfPath(request)
@@ -32,7 +33,7 @@ extension BWMIService {
                                                       from: Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID)))
                 }
             case .unknown:
-                try await acknowledgeThroughPhone(key, device: device, app: app, at: current)
+                try await acknowledgeUnrecorded(key, device: device, app: app, at: current)
             }
             sendBadge(to: device, app: app)
             return Response.empty(.created)
@@ -41,22 +42,27 @@ extension BWMIService {
         }
     }
 
-    /// A CM message to the device's phone, acknowledged: the read receipt of the delivery if it went
-    /// through this app to that number; else 404.
-    private func acknowledgeThroughPhone(_ key: DeliveryKey, device: BWMIDevice, app: App, at now: Timestamp) async throws(Refusal) {
-        guard let phone = device.phone, try reading({ try registry.bwmiSettings(app: app.key) }).trustPhones else {
-            throw unknownNotification
+    /// A notification without a row: a delivery to this device still in flight (acknowledged before the
+    /// service recorded it after the intake's commit), else — when the app trusts phones — a CM message to
+    /// the device's phone. The read receipt of the delivery if it is one of those; else 404.
+    private func acknowledgeUnrecorded(_ key: DeliveryKey, device: BWMIDevice, app: App, at now: Timestamp) async throws(Refusal) {
+        var senders = [Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID))]
+        if let phone = device.phone, try reading({ try registry.bwmiSettings(app: app.key) }).trustPhones {
+            senders.append(Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)))
         }
-        let outcome = try await writing {
-            try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key,
-                                              from: Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)))
+        for sender in senders {
+            let outcome = try await writing {
+                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key, from: sender)
+            }
+            switch outcome {
+            case .recorded:
+                _ = try await writing { try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: true) }
+                return
+            case .notTheRecipient, .notInFlight:
+                continue
+            }
         }
-        switch outcome {
-        case .recorded:
-            _ = try await writing { try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: true) }
-        case .notTheRecipient, .notInFlight:
-            throw unknownNotification
-        }
+        throw unknownNotification
     }
 
     private var unknownNotification: Refusal {

@@ -17,8 +17,8 @@ import TandemHTTP
 /// acknowledgement is the delivery's read receipt; the device then gets a badge-only push with its new
 /// live count.
 ///
-/// Not guaranteed: that a device acknowledging a notification within milliseconds of its push (before
-/// the service has recorded it after the intake's commit) is answered 201 — it gets 404 and may retry.
+/// Not guaranteed: that a notification acknowledged while its delivery is already final and before the
+/// service recorded it (a crash between the intake's commit and that record) is found: that ack is 404.
 public final class BWMIService: Sendable {
     public struct Configuration: Sendable {
         /// `PUT`/`DELETE /devices` per client address per minute.

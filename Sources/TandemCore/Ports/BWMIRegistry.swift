@@ -25,8 +25,9 @@ public protocol BWMIRegistry: Sendable {
     /// The device's live managed notifications at `now`, oldest first.
     func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws -> [BWMINotification]
     func recordBWMINotifications(_ notifications: [BWMINotification]) async throws
-    /// Marks the device's notification `delivery` acknowledged (idempotent). `hybrid`: a delivery that
-    /// reached the device through its phone gets a row now (not pending, already acknowledged).
+    /// Marks the device's notification `delivery` acknowledged (idempotent). `hybrid`: a delivery without a
+    /// row (it reached the device through its phone, or its row is not recorded yet) gets one now, not
+    /// pending, already acknowledged; a row recorded later for it stays acknowledged.
     func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
                          hybrid: Bool) async throws -> BWMIAcknowledgement
 }
