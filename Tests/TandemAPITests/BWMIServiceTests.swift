@@ -110,6 +110,29 @@ struct BWMIServiceTests {
         #expect(String(decoding: other.body, as: UTF8.self) == #"{"error":"no device with this token is registered for this app"}"#)
     }
 
+    @Test("an ack that reaches the service before its notification's row is checked against the device's delivery in flight")
+    func ackBeforeRow() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-5")
+        _ = await h.register(app, token: "ios-token-6", phone: "+19883999902")
+        let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-5"}],"text":"x","faf":false}"#,
+                                token: token)
+        let nid = try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
+        let device = try #require(try h.gateway.store.bwmiDevice(app: app.key, token: PushToken("ios-token-5")!))
+        let row = try #require(try h.gateway.store.liveBWMINotifications(device: device, at: h.gateway.clock.now()).first)
+        try await h.gateway.store.write { (db: Connection) throws(StoreError) in
+            try db.run("DELETE FROM bwmi_notifications WHERE delivery_id = ?", [.integer(Int64(nid)!)])
+        }
+        // Another device cannot acknowledge it; this device can, and the row recorded afterwards stays acknowledged.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"ios-token-6"}"#).status == .notFound)
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"ios-token-5"}"#).status == .created)
+        try await h.gateway.store.recordBWMINotifications([row])
+        #expect(String(decoding: await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-5/notifications").body, as: UTF8.self)
+                == #"{"ns":[]}"#)
+    }
+
     @Test("managed notifications expire with their policy's lifetime (Default: the provider maximum, 28 days)")
     func expiry() async throws {
         let h = try await Harness()
