@@ -16,6 +16,10 @@ extension Store: BWMIRegistry {
         }
     }
 
+    public func rendersBWMIPushes(app: AppKey) throws(StoreError) -> Bool {
+        try bwmiSettings(app: app).trustPhones
+    }
+
     public func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws(StoreError) -> Bool {
         try await write { (db: Connection) throws(StoreError) -> Bool in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {

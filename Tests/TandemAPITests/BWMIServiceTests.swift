@@ -155,7 +155,8 @@ struct BWMIServiceTests {
             {"from":"Bank","to":[{"number":"\(Self.phone)"}],"body":{"content":"alert"},"appKey":"\(h.gateway.appB.key.text)"}
             """))
         guard reply.status == 200 else { throw HarnessError("send failed: \(reply.text)") }
-        let rows = try h.gateway.rows("SELECT max(id) FROM deliveries")
+        // The latest CM delivery (a badge update, sent after an ack's answer, may commit later).
+        let rows = try h.gateway.rows("SELECT max(d.id) FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.api = 'cm'")
         guard case .integer(let id)? = rows.first?.first else { throw HarnessError("no delivery") }
         return id
     }
@@ -180,6 +181,8 @@ struct BWMIServiceTests {
 
         let acked = try await criticalToPhone(h)
         #expect(await eventually { h.gateway.push.sent.count == 1 })
+        // The CM message asked for no presentation: a BWMI app's push gets BWMI's managed shape.
+        #expect(h.gateway.push.sent.first?.content.presentation.bwmi == .managed(bid: nil, sentAt: h.gateway.clock.now().milliseconds))
         await h.gateway.dispatcher.waitUntilIdle()
         try await h.advance(by: 10_000)
         let ack = await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(acked)","did":"ios-token-4"}"#)

@@ -284,8 +284,9 @@ def test_bwmi_trusted_phone_critical_fallback(apns, serve):
     # On: a managed push; acknowledged inside the 3 s window → the read receipt, and no SMS ever.
     line = send_message(server, product_token, [cm], "Critical acked", appKey=app_key, appMessageType="Critical")
     [request] = apns.wait_for_requests(1)
-    nid = request["payload"]["updateId"]
-    assert nid == str(recipient(line["messageId"])["updateId"])
+    nid = str(recipient(line["messageId"])["updateId"])
+    assert request["violation"] is None and request["payload"] == {"aps": {"alert": "Critical acked"}, "nid": nid,
+                                                                   "faf": "false"}, request
     assert ack(server, app_key, nid, IOS_TOKEN) == (201, b"")
     assert ack(server, app_key, nid, IOS_TOKEN) == (201, b"")  # again: still 201
     time.sleep(4.5)  # past the window (3 s)
