@@ -28,7 +28,7 @@ def load(path):
 R = load(sys.argv[1])
 
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
-SECTION = {"healthz": "healthz", "single": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
+SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
            "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
@@ -109,6 +109,12 @@ row("1 single-recipient accept",
     lambda: f"{grouped(num('single_rps'))} req/s, p99 {ms('single_p99'):.2f} ms ({checks('single', 'single_stored')})",
     lambda: f"{healthz()} (ratio {num('single_rps') / num('healthz_rps'):.2f})",
     lambda: f"≥ 20,000 req/s [{verdict(num('single_rps') >= 20_000)}], p99 < 10 ms [{verdict(ms('single_p99') < 10)}]")
+
+# 1'. the same through the SCG API, beside the CM figure of the same run
+row("1' SCG single-recipient accept",
+    lambda: f"{grouped(num('scg_rps'))} req/s, p99 {ms('scg_p99'):.2f} ms ({checks('scg', 'scg_stored')})",
+    lambda: f"CM single-recipient {grouped(num('single_rps'))} req/s (ratio {num('scg_rps') / num('single_rps'):.2f})",
+    lambda: f"≥ 0.9× CM [{verdict(num('scg_rps') >= 0.9 * num('single_rps'))}]")
 
 # 2. bulk accept
 row("2 bulk accept",
@@ -260,6 +266,7 @@ def conditions():
         "answered after 5 ms, delivery report 500 ms later; simulator.logEvents off), access log off (on for /healthz)",
         f"1-3 reference: GET /healthz, {value('healthz_conditions')}",
         f"1: {value('single_conditions')}",
+        f"1': {value('scg_conditions')}",
         f"2: {value('bulk_conditions')}",
         f"3: {value('receipts_conditions')}",
         f"4: tandem bench timers, wheel and heap in one process, the scheduler's pattern (ids row × 4 + kind, "

@@ -14,12 +14,17 @@ need_pc libcurl libcurl4-openssl-dev
 need_pc sqlite3 libsqlite3-dev
 need_pc libcrypto libssl-dev
 need_pc libmicrohttpd libmicrohttpd-dev
+need_pc libpq libpq-dev
 if [ "$level" = test ] || [ "$level" = bench ]; then
   need_cmd curl curl
   need_cmd sqlite3 sqlite3
   need_cmd openssl openssl
   need_cmd nghttpd nghttp2-server
   need_cmd bearerbox kannel
+  # The PostgreSQL store's tests start a throwaway cluster with the server's own binaries.
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+  need_cmd chromium chromium            # the dashboard's browser test (Tests/integration/test_dashboard.py)
+  need_cmd chromedriver chromium-driver
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 fi
 if [ "$level" = bench ]; then

@@ -52,6 +52,7 @@ declare -A harness_module=(
   [mac_header]=TandemAPI
   [user_agent]=TandemAPI
   [kannel_dlr]=TandemAPI
+  [cospace]=TandemAPI
   [smpp_pdu]=TandemProviders
   [configuration]=TandemCore
   [policy]=TandemCore
@@ -64,11 +65,12 @@ declare -A harness_max_len=(
   [mac_header]=4096
   [user_agent]=4096
   [kannel_dlr]=4096
+  [cospace]=16384
   [smpp_pdu]=65552
   [configuration]=65536
   [policy]=65536
 )
-all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr smpp_pdu configuration policy)
+all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace smpp_pdu configuration policy)
 
 log() { echo "fuzz: $*" >&2; }
 

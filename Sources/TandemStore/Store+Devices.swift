@@ -5,7 +5,8 @@ import TandemCore
 extension Store: DeviceRegistry {
     private static let registrationColumns = """
         r.device_id, p.app_key, r.msisdn, r.platform, r.user_agent, r.push_token, r.status, r.notifications_enabled,
-        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.created_at, r.updated_at
+        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.apns_sandbox,
+        r.created_at, r.updated_at
         """
 
     /// From the registration cache when it holds it (see `RegistrationCache`), else read.
@@ -27,8 +28,8 @@ extension Store: DeviceRegistry {
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,
                     notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts, pin_length,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    apns_sandbox, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(registration.deviceID.text), .integer(appID)] + Self.mutableBindings(registration)
                     + [.integer(registration.createdAt.milliseconds), .integer(registration.updatedAt.milliseconds)])
             return ((), released)
@@ -46,7 +47,7 @@ extension Store: DeviceRegistry {
                 UPDATE registrations
                 SET msisdn = ?, platform = ?, user_agent = ?, push_token = ?, status = ?, notifications_enabled = ?,
                     pin_nonce = ?, pin_msisdn = ?, pin_issued_at = ?, pin_expires_at = ?, pin_attempts = ?, pin_length = ?,
-                    updated_at = ?
+                    apns_sandbox = ?, updated_at = ?
                 WHERE device_id = ?
                 """, Self.mutableBindings(registration) + [.integer(registration.updatedAt.milliseconds), .text(device.text)])
             return (result, released)
@@ -166,11 +167,12 @@ extension Store: DeviceRegistry {
             pushToken: token.flatMap(PushToken.init), notificationsEnabled: try row.get("notifications_enabled", as: Bool.self),
             verification: Verification(status: status, msisdn: msisdn, challenge: challenge),
             createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)),
-            updatedAt: Timestamp(milliseconds: try row.get("updated_at", as: Int64.self)))
+            updatedAt: Timestamp(milliseconds: try row.get("updated_at", as: Int64.self)),
+            apnsSandbox: try row.get("apns_sandbox", as: Bool?.self))
     }
 
     /// msisdn, platform, user_agent, push_token, status, notifications_enabled, pin_nonce, pin_msisdn,
-    /// pin_issued_at, pin_expires_at, pin_attempts, pin_length — in that order.
+    /// pin_issued_at, pin_expires_at, pin_attempts, pin_length, apns_sandbox — in that order.
     private static func mutableBindings(_ registration: DeviceRegistration) -> [SQLValue] {
         let challenge = registration.verification.challenge
         return [registration.msisdn?.e164.sqlValue ?? .null, .text(registration.platform.wireName),
@@ -178,7 +180,8 @@ extension Store: DeviceRegistry {
                 .text(registration.status.wireName), registration.notificationsEnabled.sqlValue,
                 challenge?.nonce.sqlValue ?? .null, challenge?.msisdn.e164.sqlValue ?? .null,
                 challenge?.issuedAt.milliseconds.sqlValue ?? .null, challenge?.expiresAt.milliseconds.sqlValue ?? .null,
-                .integer(Int64(challenge?.attempts ?? 0)), (challenge?.pinLength).map { SQLValue.integer(Int64($0)) } ?? .null]
+                .integer(Int64(challenge?.attempts ?? 0)), (challenge?.pinLength).map { SQLValue.integer(Int64($0)) } ?? .null,
+                registration.apnsSandbox?.sqlValue ?? .null]
     }
 
     /// A push token addresses one install: another registration of the same app holding it loses it.

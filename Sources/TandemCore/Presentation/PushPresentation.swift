@@ -50,10 +50,21 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// FCM's Android-only fields; ignored for APNs.
     public var android = AndroidPresentation()
 
-    /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload.
+    /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload. Ignored when
+    /// ``dataOnly`` is true (a data-only push stays data-only).
     public var bwmi: BWMIPush?
 
+    /// True: the push carries ``customData`` and nothing else — no alert, sound, badge, sender, text or
+    /// Tandem identifiers (so the app cannot acknowledge it), every other field here ignored. APNs sends it as
+    /// a background push (`{"aps":{"content-available":1}, <custom data…>}`, `apns-push-type: background`,
+    /// priority 5); FCM as a data message whose `data` is the custom data alone (values as strings) and
+    /// without `notification`. What cospace push events are. Nil or false: an ordinary push.
+    public var dataOnly: Bool?
+
     public init() {}
+
+    /// Whether the push is the custom data alone (``dataOnly``).
+    public var isDataOnly: Bool { dataOnly == true }
 
     /// Whether this asks for nothing (renders as the default payload).
     public var isEmpty: Bool { self == PushPresentation() }
@@ -66,6 +77,7 @@ public struct PushPresentation: Sendable, Hashable, Codable {
         plain.body = body
         plain.customData = customData
         plain.android = android
+        plain.dataOnly = dataOnly
         return self != plain
     }
 }
