@@ -21,7 +21,8 @@ extension Store: SenderDirectory, MessageLedger {
                 FROM registrations WHERE app_id = ? AND msisdn IN (SELECT value FROM json_each(?))
                 UNION ALL
                 SELECT r.device_id, d.phone AS msisdn, r.platform, r.push_token,
-                       CASE WHEN r.status = 'Invalid' THEN 'Invalid' ELSE 'PinVerified' END AS status, r.notifications_enabled
+                       CASE WHEN r.status = 'Invalid' THEN 'Invalid' ELSE 'PinVerified' END AS status, r.notifications_enabled,
+                       r.apns_sandbox, COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
                 FROM bwmi_devices d JOIN registrations r ON r.id = d.registration_id
                 WHERE d.app_id = ? AND d.phone IN (SELECT value FROM json_each(?))
                   AND EXISTS (SELECT 1 FROM bwmi_apps s WHERE s.app_id = ? AND s.trust_phones = 1)
