@@ -28,7 +28,7 @@ def load(path):
 R = load(sys.argv[1])
 
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
-SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts",
+SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
            "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
@@ -143,6 +143,26 @@ def receipts_target():
 
 row("3 receipts (delivery acks)", receipts_measured,
     lambda: f"{healthz()} (ratio {num('receipts_rps') / num('healthz_rps'):.2f})", receipts_target)
+
+# 3b. BWMI acknowledgements
+def bwmi_measured():
+    answered = int(num("bwmi_acks_requests")) - int(num("bwmi_acks_non2xx"))
+    lost = max(0, answered - int(num("bwmi_acks_acked")))
+    bad = int(num("bwmi_acks_non2xx"))
+    return (f"{grouped(num('bwmi_acks_rps'))} acks/s, p99 {ms('bwmi_acks_p99'):.2f} ms; "
+            + (f"{grouped(lost)} of {grouped(answered)} 201 NOT RECORDED" if lost else f"all {grouped(answered)} 201 recorded")
+            + (f", {grouped(bad)} REFUSED (non-2xx)" if bad else ""))
+
+
+def bwmi_target():
+    answered = int(num("bwmi_acks_requests")) - int(num("bwmi_acks_non2xx"))
+    none_lost = int(num("bwmi_acks_non2xx")) == 0 and int(num("bwmi_acks_acked")) >= answered
+    return (f"≥ 0.4× /healthz [{verdict(num('bwmi_acks_rps') >= 0.4 * num('healthz_rps'))}], "
+            f"none lost [{verdict(none_lost)}]")
+
+
+row("3b BWMI PUT /acks", bwmi_measured,
+    lambda: f"{healthz()} (ratio {num('bwmi_acks_rps') / num('healthz_rps'):.2f})", bwmi_target)
 
 # 4. timers
 def timers_target():

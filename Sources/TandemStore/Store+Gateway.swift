@@ -3,7 +3,8 @@ import TandemCore
 
 /// The gateway's reads (``SenderDirectory``, ``MessageLedger``) and the account settings it relies on.
 extension Store: SenderDirectory, MessageLedger {
-    /// Every registration of `app` for each number, in one read. Rows with a malformed stored value fail
+    /// Every registration of `app` for each number, in one read: its installs with that verified number and,
+    /// when the app sets `bwmi.trustPhones`, its BWMI devices claiming that phone (as PIN-verified installs). Rows with a malformed stored value fail
     /// the read with `.decoding` rather than being skipped.
     public func registrations(app: AppKey, msisdns: [MSISDN]) throws(StoreError) -> [MSISDN: [Registration]] {
         guard !msisdns.isEmpty else { return [:] }
@@ -13,11 +14,19 @@ extension Store: SenderDirectory, MessageLedger {
             }
             // One query for every number: the numbers travel as one JSON array bound to `json_each`.
             let numbers = "[" + Set(msisdns).map { "\"\($0.e164)\"" }.joined(separator: ",") + "]"
+            // BWMI devices count as verified installs of the phone they claim only for an app that trusts them.
             let rows = try db.query("""
                 SELECT device_id, msisdn, platform, push_token, status, notifications_enabled, apns_sandbox,
                        COALESCE(apns_topic, substr(application_id, 12)) AS apns_topic
                 FROM registrations WHERE app_id = ? AND msisdn IN (SELECT value FROM json_each(?))
-                """, [.integer(appID), .text(numbers)])
+                UNION ALL
+                SELECT r.device_id, d.phone AS msisdn, r.platform, r.push_token,
+                       CASE WHEN r.status = 'Invalid' THEN 'Invalid' ELSE 'PinVerified' END AS status, r.notifications_enabled,
+                       r.apns_sandbox, COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
+                FROM bwmi_devices d JOIN registrations r ON r.id = d.registration_id
+                WHERE d.app_id = ? AND d.phone IN (SELECT value FROM json_each(?))
+                  AND EXISTS (SELECT 1 FROM bwmi_apps s WHERE s.app_id = ? AND s.trust_phones = 1)
+                """, [.integer(appID), .text(numbers), .integer(appID), .text(numbers), .integer(appID)])
             var found: [MSISDN: [Registration]] = [:]
             for row in rows {
                 let text = try row.get("msisdn", as: String.self)

@@ -24,6 +24,7 @@ struct AppCommand {
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app bwmi APP_KEY [--trust-phones on|off] [--static-key KEY | --no-static-key] [--config PATH]
                tandem app delete APP_KEY [--config PATH]
                tandem app user add APP_KEY [USER_ID] [--config PATH]
                tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
@@ -54,6 +55,10 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        bwmi           Shows or changes the app's TIBCO BWMI settings (base path /bwmi/APP_KEY): --trust-phones
+                       on makes its BWMI devices verified installs of the phone they claim (MSISDN messages
+                       for the app push to them); --static-key requires that key in X-BWMI-Key on its device
+                       endpoints (16 to 200 characters), --no-static-key removes it. Defaults: off, none.
         delete         Deletes an app that no message names, with its device registrations and SMS prefix
                        blocks. An app that messages name is kept for their history and the command fails:
                        rotate its secret to lock its SDKs out, or disable its account.
@@ -69,8 +74,8 @@ struct AppCommand {
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
-                               "mode", "allow", "deny", "pin-length"],
-            flags: ["sandbox"], usage: Self.usage) else { return }
+                               "mode", "allow", "deny", "pin-length", "trust-phones", "static-key"],
+            flags: ["sandbox", "no-static-key"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
@@ -83,6 +88,7 @@ struct AppCommand {
         case "set-sender-id": try await setSenderID(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "bwmi": try await bwmi(parsed)
         case "delete": try await delete(parsed)
         case "user": try await user(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")

@@ -16,6 +16,7 @@ final class DeliveryStack: Sendable {
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
+    let bwmi: BWMIService
     /// cospace's per-user token registry and push events.
     let cospace: CospaceEndpoint
     let relay: OutboxRelay
@@ -74,6 +75,8 @@ final class DeliveryStack: Sendable {
                                      logger: logger.with(["component": "deviceAPI"]),
                                      metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster,
                                      deliveryMetrics: deliveryMetrics)
+        bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler,
+                           authenticator: authenticator, policies: policies, now: now, logger: logger.with(["component": "bwmi"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -89,6 +92,7 @@ final class DeliveryStack: Sendable {
         CMGatewayEndpoint(service: gateway).register(in: &router)
         SCGMessagingEndpoint(service: scg).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        BWMIEndpoint(service: bwmi).register(in: &router)
         cospace.register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }

@@ -154,6 +154,7 @@ struct ServeCommand {
                                       isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
                                       prefixBlocks: stack.deviceAPI, cospace: store)
         admin.register(in: &router)
+        admin.registerBWMI(store, in: &router)
         AdminSCGEndpoint(admin: admin, tokens: store, senderIDs: store).register(in: &router)
         AdminStatusEndpoint(admin: admin) { await stack.status(uptimeSeconds: Self.seconds(since: started)) }.register(in: &router)
         let dashboardToken = configuration.dashboard.token?.value

@@ -36,9 +36,11 @@ ADMIN_TOKEN = "openapi-admin-token"
 METRICS_TOKEN = "openapi-metrics-token"
 DLR_TOKEN = "openapi-dlr-token"
 VERIFIED_NUMBER = "0031612345678"
+BWMI_TOKEN = "ok-openapi-bwmi-device"
+BWMI_KEY = "openapi-bwmi-static-key"
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
           response_schema_conformance]
-# Examples per operation: ~35 operations, about a minute on two loaded cores (TANDEM_OPENAPI_EXAMPLES for a longer hunt).
+# Examples per operation: ~60 operations, about a minute on two loaded cores (TANDEM_OPENAPI_EXAMPLES for a longer hunt).
 EXAMPLES = int(os.environ.get("TANDEM_OPENAPI_EXAMPLES", "25"))
 ROUTED_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"}
 
@@ -172,6 +174,16 @@ class API:
         assert sent.status_code == 200 and sent.json()["errorCode"] == 0, sent.text
         self.message_id = sent.json()["messages"][0]["messageId"]
         self.update_id = str(self.lookup()["recipients"][0]["updateId"])
+        # A TIBCO BWMI device of the app with one managed notification, so that its pending list and the
+        # acknowledgement have a real nid.
+        bwmi = f"{self.url}/bwmi/{self.app_key}"
+        device = self.plain.put(f"{bwmi}/devices", json={"deviceId": BWMI_TOKEN, "type": "ANDROID",
+                                                          "user": {"phone": "+31612345679", "email": "openapi@example.com"}})
+        assert device.status_code == 201, device.text
+        notified = self.plain.post(f"{bwmi}/notifications", headers={"X-CM-PRODUCTTOKEN": self.token},
+                                   json={"to": [{"deviceId": BWMI_TOKEN}], "text": "Managed", "bid": "openapi-b1", "faf": False})
+        assert notified.status_code == 201 and len(notified.json()["notifications"]) == 1, notified.text
+        self.bwmi_nid = notified.json()["notifications"][0]["nid"]
 
     def verify(self):
         """Verifies the install for VERIFIED_NUMBER (again: generated requests reset it and change its number)."""
@@ -313,6 +325,27 @@ def real_cases(api):
             "MSG": [{"FROM": "OpenAPI", "TO": ["0031612345671", "0031612345672"], "BODY": "XML form"}]}), 200),
         (op("/gateway.ashx", "POST").Case(media_type="application/xml", body={
             "AUTHENTICATION": {"PRODUCTTOKEN": api.token}, "MSG": [{"FROM": "OpenAPI", "TO": ["12"], "BODY": "x"}]}), 400),
+        (op("/bwmi/{appKey}/devices/{deviceToken}/notifications", "GET").Case(
+            path_parameters={"appKey": api.app_key, "deviceToken": BWMI_TOKEN}), 200),
+        (op("/bwmi/{appKey}/acks", "PUT").Case(path_parameters={"appKey": api.app_key},
+                                               body={"nid": api.bwmi_nid, "did": BWMI_TOKEN, "bid": "openapi-b1"}), 201),
+        (op("/bwmi/{appKey}/acks", "PUT").Case(path_parameters={"appKey": api.app_key},
+                                               body={"nid": "1", "did": "ok-openapi-unknown"}), 404),
+        (op("/bwmi/{appKey}/notifications", "POST").Case(path_parameters={"appKey": api.app_key}, body={
+            "to": [{"phone": "+31612345679"}, {"email": "nobody@example.com"}], "text": "Fire and forget",
+            "faf": True, "badge": 3, "sound": "default", "options": {"messageType": "Default"}}), 201),
+        (op("/bwmi/{appKey}/notifications", "POST").Case(path_parameters={"appKey": api.app_key},
+                                                         body={"to": [], "text": "x", "faf": False}), 400),
+        (op("/admin/apps/{appKey}/bwmi", "PUT").Case(path_parameters={"appKey": api.app_key},
+                                                     body={"trustPhones": True, "staticKey": BWMI_KEY}), 200),
+        (op("/admin/apps/{appKey}/bwmi", "GET").Case(path_parameters={"appKey": api.app_key}), 200),
+        (op("/bwmi/{appKey}/devices", "PUT").Case(path_parameters={"appKey": api.app_key},
+                                                  body={"deviceId": BWMI_TOKEN, "type": "ANDROID"}), 401),
+        (op("/bwmi/{appKey}/devices", "PUT").Case(path_parameters={"appKey": api.app_key}, headers={"X-BWMI-Key": BWMI_KEY},
+                                                  body={"deviceId": BWMI_TOKEN, "type": "ios"}), 201),
+        (op("/bwmi/{appKey}/devices", "DELETE").Case(path_parameters={"appKey": api.app_key}, headers={"X-BWMI-Key": BWMI_KEY},
+                                                     body={"deviceId": BWMI_TOKEN, "type": "IOS"}), 200),
+        (op("/admin/apps/{appKey}/bwmi", "PUT").Case(path_parameters={"appKey": api.app_key}, body={}), 200),
         (op("/kannel/dlr", "GET").Case(query={"ref": "unknown-ref", "type": 1, "reply": "id:1 stat:DELIVRD"}), 200),
         (op("/admin/apps/{appKey}", "GET").Case(path_parameters={"appKey": api.app_key}), 200),
         (op("/admin/apps/{appKey}/sms-protection", "PUT").Case(path_parameters={"appKey": api.app_key},

@@ -5,7 +5,8 @@ checked with PyJWT.
 Every request is checked the way Apple documents it: the ES256 provider token (signature with the .p8's
 public key, `kid`, `iss`, `iat` no older than an hour), `apns-topic`, `apns-push-type`, `apns-priority`,
 `apns-expiration`, `apns-collapse-id` (<= 64 bytes), `apns-id` (a UUID) and the payload (<= 4096 bytes,
-a JSON object with `aps.alert` and Tandem's `messageId`/`updateId`). A `background` push (accepted beside
+a JSON object with `aps.alert` and Tandem's `messageId`/`updateId`, or a TIBCO BWMI payload: `aps.alert`
+a string with `faf`, or `aps.badge` alone). A `background` push (accepted beside
 --push-type) must have priority 5 and `aps` exactly `{"content-available": 1}` (no alert, sound or badge;
 its other members are the app's data). A failed check is answered with Apple's status and reason and
 logged as a `violation` (the sender did something wrong).
@@ -173,7 +174,11 @@ class FakeAPNs:
                 raise Rejection(400, "BadPayload")
             return device, token
         alert = aps.get("alert") if isinstance(aps, dict) else None
-        if (not isinstance(alert, dict) or not isinstance(alert.get("title"), str)
+        # TIBCO BWMI's payloads (Tandem's /bwmi API): `aps.alert` a string with `faf`, or a badge update alone.
+        bwmi = ((isinstance(alert, str) and payload.get("faf") in ("true", "false"))
+                or (isinstance(aps, dict) and set(aps) == {"badge"} and set(payload) == {"aps"}
+                    and isinstance(aps["badge"], int)))
+        if not bwmi and (not isinstance(alert, dict) or not isinstance(alert.get("title"), str)
                 or not isinstance(alert.get("body"), str) or aps.get("mutable-content") != 1
                 or not isinstance(payload.get("messageId"), str) or not isinstance(payload.get("updateId"), str)):
             raise Rejection(400, "BadPayload")

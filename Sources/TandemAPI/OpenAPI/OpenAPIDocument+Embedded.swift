@@ -34,6 +34,10 @@ extension OpenAPIDocument {
       "description": "cospace's per-user push tokens (`/api/push`) and push events."
     },
     {
+      "name": "BWMI",
+      "description": "TIBCO BusinessWorks Mobile Integration (spec: BWMI \"Communicating with MI Service\"), under each app's base path `/bwmi/{appKey}`: the device endpoints a BWMI mobile app calls (registration, acknowledgements, pending notifications; no authentication unless the app requires a static key in `X-BWMI-Key`) and the enterprise's sends (product token). Errors are `{\"error\":\"…\"}`."
+    },
+    {
       "name": "SMS reports",
       "description": "Delivery reports pushed to Tandem by SMS gateways."
     },
@@ -1765,6 +1769,132 @@ extension OpenAPIDocument {
         }
       }
     },
+    "/admin/apps/{appKey}/bwmi": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "get": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminGetBWMI",
+        "summary": "The app's TIBCO BWMI settings",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The app's BWMI settings.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMISettings"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      },
+      "put": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminSetBWMI",
+        "summary": "Replace the app's TIBCO BWMI settings",
+        "description": "The whole setting: a key left out (or null) is its default — phones not trusted, no static key.",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "trustPhones": {
+                    "type": [
+                      "boolean",
+                      "null"
+                    ]
+                  },
+                  "staticKey": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "pattern": "^[!-~]{16,200}$",
+                    "description": "Required in `X-BWMI-Key` on the app's device endpoints: 16 to 200 printable ASCII characters without spaces."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The app's BWMI settings.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMISettings"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
     "/admin/apps/{appKey}/users": {
       "get": {
         "tags": [
@@ -2394,6 +2524,488 @@ extension OpenAPIDocument {
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
+          }
+        }
+      }
+    },
+    "/bwmi/{appKey}/devices": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "put": {
+        "tags": [
+          "BWMI"
+        ],
+        "operationId": "bwmiRegisterDevice",
+        "summary": "Register (or update and re-enable) the app's device for a token",
+        "description": "iOS devices are pushed through APNs, Android ones through FCM, with the app's credentials. The phone and email are stored as claimed (not verified).",
+        "security": [
+          {},
+          {
+            "bwmiKey": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/BWMIDevice"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "Registered; no body."
+          },
+          "400": {
+            "$ref": "#/components/responses/BWMIBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/BWMIUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/BWMINotFound"
+          },
+          "429": {
+            "description": "Too many device registrations from this client address (60 a minute) or for this app (1,200 a minute).",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "delete": {
+        "tags": [
+          "BWMI"
+        ],
+        "operationId": "bwmiDeregisterDevice",
+        "summary": "Stop sending to the device until it registers again",
+        "description": "Idempotent: an unknown token is answered the same. `user` is not acted on; `type` must still be valid.",
+        "security": [
+          {},
+          {
+            "bwmiKey": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/BWMIDevice"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Deregistered (or was not registered); no body."
+          },
+          "400": {
+            "$ref": "#/components/responses/BWMIBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/BWMIUnauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/BWMINotFound"
+          },
+          "429": {
+            "description": "Too many device registrations from this client address (60 a minute) or for this app (1,200 a minute).",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/bwmi/{appKey}/acks": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "put": {
+        "tags": [
+          "BWMI"
+        ],
+        "operationId": "bwmiAcknowledge",
+        "summary": "Acknowledge a managed notification: its delivery's read receipt",
+        "description": "The notification is no longer live, its delivery gets the read receipt, and the device then gets a badge-only push with its new live count. The same acknowledgement again is 201 and changes nothing. `bid` is not acted on: the `nid` and the device decide. Keys beyond these are ignored.",
+        "security": [
+          {},
+          {
+            "bwmiKey": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "nid",
+                  "did"
+                ],
+                "properties": {
+                  "nid": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The notification id the push carried (the delivery's update id, decimal)."
+                  },
+                  "did": {
+                    "type": "string",
+                    "pattern": "^[!-~]{1,1024}$",
+                    "description": "The device token."
+                  },
+                  "bid": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "Acknowledged (now or before); no body."
+          },
+          "400": {
+            "$ref": "#/components/responses/BWMIBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/BWMIUnauthorized"
+          },
+          "404": {
+            "description": "No app at this base path, no device of the app with this token, or no notification with this `nid` for the device.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/bwmi/{appKey}/devices/{deviceToken}/notifications": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        },
+        {
+          "name": "deviceToken",
+          "in": "path",
+          "required": true,
+          "description": "The device token it registered with.",
+          "schema": {
+            "type": "string",
+            "pattern": "^[!-~]{1,1024}$"
+          }
+        }
+      ],
+      "get": {
+        "tags": [
+          "BWMI"
+        ],
+        "operationId": "bwmiPendingNotifications",
+        "summary": "The device's live managed notifications, oldest first",
+        "description": "Live: sent managed (`faf` false) through `POST /bwmi/{appKey}/notifications`, not acknowledged, and within its message type's lifetime. A deregistered or invalidated device has none.",
+        "security": [
+          {},
+          {
+            "bwmiKey": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`{\"ns\":[[nid, utcMillis, text, bid?], …]}`, every element a string; `bid` left out when the notification has none.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "ns"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "ns": {
+                      "type": "array",
+                      "items": {
+                        "type": "array",
+                        "minItems": 3,
+                        "maxItems": 4,
+                        "items": {
+                          "type": "string"
+                        },
+                        "description": "`[nid, utcMillis, text, bid?]`: the nid (the delivery's update id) and the time it was sent (Unix milliseconds) as decimal strings, the text, and the `bid` when it has one."
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/BWMIUnauthorized"
+          },
+          "404": {
+            "description": "No app at this base path, or no device of the app with this token.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/bwmi/{appKey}/notifications": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "post": {
+        "tags": [
+          "BWMI"
+        ],
+        "operationId": "bwmiSend",
+        "summary": "Send a notification to the app's devices (the enterprise side)",
+        "description": "Every target resolves to the app's active devices, each once; each device gets its own message through the intake (push only), so that its payload carries its own badge. Managed (`faf` false): tracked until acknowledged, its badge the device's live count including it. Fire-and-forget (`faf` true): never pending, `badge` and `sound` as given. Unknown keys are refused.",
+        "security": [
+          {
+            "productToken": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "to",
+                  "text",
+                  "faf"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "to": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "items": {
+                      "$ref": "#/components/schemas/BWMITarget"
+                    }
+                  },
+                  "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 2048,
+                    "description": "1 to 2,048 bytes of UTF-8."
+                  },
+                  "faf": {
+                    "type": "boolean",
+                    "description": "True: fire and forget; false: managed."
+                  },
+                  "bid": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 254,
+                    "description": "The sender's business id, carried in the push and the pending list (at most 254 bytes)."
+                  },
+                  "badge": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/BWMIBadge"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ],
+                    "description": "Fire-and-forget only (400 with `faf` false: a managed notification's badge is stamped per device)."
+                  },
+                  "sound": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "maxLength": 254
+                  },
+                  "options": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                      "messageType": {
+                        "$ref": "#/components/schemas/AppMessageType"
+                      }
+                    },
+                    "description": "`messageType`: the policy (lifetime, fallback); left out: the app's default."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The devices reached, each with its `nid` (the delivery's update id) and, when it has one, its badge; and each target that reached none, with why.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "notifications",
+                    "unreached"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                    "notifications": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "deviceId",
+                          "nid"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "deviceId": {
+                            "type": "string"
+                          },
+                          "nid": {
+                            "type": "string",
+                            "pattern": "^[1-9][0-9]*$"
+                          },
+                          "badge": {
+                            "$ref": "#/components/schemas/BWMIBadge"
+                          }
+                        }
+                      }
+                    },
+                    "unreached": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "to",
+                          "error"
+                        ],
+                        "additionalProperties": false,
+                        "properties": {
+                          "to": {
+                            "$ref": "#/components/schemas/BWMITarget"
+                          },
+                          "error": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BWMIBadRequest"
+          },
+          "401": {
+            "description": "`X-CM-PRODUCTTOKEN` is missing, not a product token, unknown or disabled.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No app at this base path, or an app of another account.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BWMIError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
           }
         }
       }
@@ -3931,6 +4543,12 @@ extension OpenAPIDocument {
         "type": "http",
         "scheme": "bearer",
         "description": "An SCG token of the account (`tandem scg token create`, or `POST /admin/accounts/{productToken}/scg-tokens`); stored hashed."
+      },
+      "bwmiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-BWMI-Key",
+        "description": "The app's static key, only when the app requires one (`tandem app bwmi APP_KEY --static-key …`, or `PUT /admin/apps/{appKey}/bwmi`); compared in constant time. BWMI's device endpoints otherwise carry no authentication: the app key in the path names the app."
       }
     },
     "parameters": {
@@ -4276,6 +4894,36 @@ extension OpenAPIDocument {
           "application/json": {
             "schema": {
               "$ref": "#/components/schemas/AppDetails"
+            }
+          }
+        }
+      },
+      "BWMIBadRequest": {
+        "description": "The body is not a JSON object, or a field is missing or malformed: `error` names it.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/BWMIError"
+            }
+          }
+        }
+      },
+      "BWMIUnauthorized": {
+        "description": "The app requires its static key and `X-BWMI-Key` is missing or wrong.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/BWMIError"
+            }
+          }
+        }
+      },
+      "BWMINotFound": {
+        "description": "No app at this base path (an unknown or malformed app key).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/BWMIError"
             }
           }
         }
@@ -6030,6 +6678,140 @@ extension OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/AdminMessageRecipient"
             }
+          }
+        }
+      },
+      "BWMIError": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "error": {
+            "type": "string"
+          }
+        }
+      },
+      "BWMIDevice": {
+        "type": "object",
+        "description": "BWMI's device body. Keys beyond these are ignored (BWMI apps may send more). `deviceId` is the APNs device token (at most 200 characters for `IOS`, not held to 64 hex) or the FCM registration token (at most 1,024 for `ANDROID`): printable ASCII without spaces. `type` is read without regard to case.",
+        "required": [
+          "deviceId",
+          "type"
+        ],
+        "properties": {
+          "deviceId": {
+            "type": "string",
+            "pattern": "^[!-~]{1,1024}$"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "IOS",
+              "ANDROID"
+            ]
+          },
+          "user": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "properties": {
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "An international number with its country code (`+19883999901`), stored in E.164; empty or null: none."
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 254,
+                "description": "`name@domain`; empty or null: none."
+              }
+            }
+          }
+        }
+      },
+      "BWMITarget": {
+        "description": "One target: a device token of the app, or a phone or email that names every active device claiming it.",
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "deviceId"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "deviceId": {
+                "type": "string",
+                "pattern": "^[!-~]{1,1024}$"
+              }
+            }
+          },
+          {
+            "type": "object",
+            "required": [
+              "phone"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "phone": {
+                "type": "string",
+                "description": "An international number, like `+19883999901`."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "required": [
+              "email"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "email": {
+                "type": "string",
+                "maxLength": 254
+              }
+            }
+          }
+        ]
+      },
+      "BWMIBadge": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 99999
+      },
+      "BWMISettings": {
+        "type": "object",
+        "required": [
+          "appKey",
+          "basePath",
+          "trustPhones",
+          "staticKeyRequired"
+        ],
+        "additionalProperties": false,
+        "description": "An app's TIBCO BWMI settings. The static key itself is never shown.",
+        "properties": {
+          "appKey": {
+            "$ref": "#/components/schemas/GUID"
+          },
+          "basePath": {
+            "type": "string",
+            "pattern": "^/bwmi/[0-9a-f-]{36}$",
+            "description": "Where the app's BWMI mobile app is pointed: `/bwmi/{appKey}`."
+          },
+          "trustPhones": {
+            "type": "boolean",
+            "description": "True: the app's BWMI devices count as verified installs of the phone they claim, and its messages without a push presentation render in BWMI's managed shape."
+          },
+          "staticKeyRequired": {
+            "type": "boolean",
+            "description": "True: the device endpoints require the key in `X-BWMI-Key`."
           }
         }
       }

@@ -11,6 +11,14 @@ public protocol SenderDirectory: Sendable {
     func app(account: ProductToken, senderID: String) throws -> App?
     /// The registration with this device id, if it belongs to `app`.
     func registration(app: AppKey, device: DeviceID) throws -> Registration?
+    /// Whether `app`'s pushes render in TIBCO BWMI's managed shape when the sender asked for no presentation:
+    /// the app trusts its BWMI devices' phones (``BWMIAppSettings/trustPhones``), so it is a BWMI app.
+    func rendersBWMIPushes(app: AppKey) throws -> Bool
+}
+
+extension SenderDirectory {
+    /// No BWMI apps (directories without the BWMI tables).
+    public func rendersBWMIPushes(app: AppKey) throws -> Bool { false }
 }
 
 /// Push tokens that senders address directly (SCG's `psh:` addresses) become registrations of their app,

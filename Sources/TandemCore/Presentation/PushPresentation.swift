@@ -50,6 +50,10 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// FCM's Android-only fields; ignored for APNs.
     public var android = AndroidPresentation()
 
+    /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload. Ignored when
+    /// ``dataOnly`` is true (a data-only push stays data-only).
+    public var bwmi: BWMIPush?
+
     /// True: the push carries ``customData`` and nothing else — no alert, sound, badge, sender, text or
     /// Tandem identifiers (so the app cannot acknowledge it), every other field here ignored. APNs sends it as
     /// a background push (`{"aps":{"content-available":1}, <custom data…>}`, `apns-push-type: background`,

@@ -69,9 +69,14 @@ extension MessageIntake {
         var generator = SystemRandomNumberGenerator()
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
         let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+        var presentation = command.presentation
+        // A BWMI app's devices parse only BWMI's payload: a message that asks for no presentation gets its managed shape.
+        if presentation.isEmpty, let app, try directory.rendersBWMIPushes(app: app.key) {
+            presentation.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
+        }
         let content = MessageContent(messageID: messageID, sender: command.sender, body: command.body,
                                      reference: command.reference, app: app?.key, forceUCS2: command.dcs == 8,
-                                     presentation: command.presentation)
+                                     presentation: presentation)
         let messageType = command.messageType ?? app?.defaultMessageType ?? .default
         let routing = RoutingRequest(allowedChannels: command.allowedChannels, appKey: app?.key,
                                      messageType: command.messageType)

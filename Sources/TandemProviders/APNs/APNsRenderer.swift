@@ -13,7 +13,8 @@ import TandemCore
 /// `summary-arg`, `summary-arg-count`), `sound`, `badge`, `thread-id`, `category`, `target-content-id`,
 /// `content-available`, `mutable-content`; then the custom data, then the identifiers. A loc-key hides its
 /// literal (see ``PushPresentation``); a custom key equal to `aps` or to an identifier's key is left out.
-/// Android fields are ignored.
+/// Android fields are ignored. A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead
+/// (``BWMIPush``), unless it is data-only.
 ///
 /// A data-only presentation (``PushPresentation/dataOnly``) renders as a background push and nothing else:
 /// `{"aps":{"content-available":1}, <custom data…>}` — no alert, sound, badge or identifiers, nothing cut.
@@ -46,6 +47,9 @@ public struct APNsRenderer: Sendable, Hashable {
     public func payload(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember],
                         limit: Int = maximumBytes) -> [UInt8] {
         if presentation.isDataOnly { return Array(Self.background(presentation).compactText.utf8) }
+        if let bwmi = presentation.bwmi {
+            return Array(BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: limit).compactText.utf8)
+        }
         let full = render(presentation, title: title, body: body, identifiers: identifiers).compactText
         if full.utf8.count <= limit { return Array(full.utf8) }
         let (shownTitle, shownBody) = texts(presentation, title: title, body: body)
@@ -69,6 +73,9 @@ public struct APNsRenderer: Sendable, Hashable {
     /// The payload as a JSON tree, uncut.
     public func render(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember]) -> JSONValue {
         if presentation.isDataOnly { return Self.background(presentation) }
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: .max)
+        }
         var members = [JSONMember(key: "aps", value: aps(presentation, title: title, body: body))]
         var taken: Set<String> = ["aps"]
         for identifier in identifiers { taken.insert(identifier.key) }

@@ -21,6 +21,10 @@ import TandemCore
 /// - `apns: {"payload": {"aps": …}}`, built by ``APNsRenderer/aps(_:title:body:)`` without texts, when the
 ///   presentation sets any `aps` field beyond title and body (iOS apps registered with FCM).
 ///
+/// A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead (``BWMIPush``): `token`,
+/// `data` and `android` (`priority`, `ttl`, `collapse_key`) only, whatever `includeNotification` says,
+/// unless it is data-only.
+///
 /// A data-only presentation (``PushPresentation/dataOnly``) renders `token`, `data` with the custom data
 /// alone (values as strings, as above; no identifiers, sender or text) and `android` with `priority`, `ttl`,
 /// `collapse_key` (and `restricted_package_name`): a data message, whatever `includeNotification` says.
@@ -56,6 +60,17 @@ public struct FCMRenderer: Sendable, Hashable {
     public func render(_ presentation: PushPresentation, token: String, identifiers: [JSONMember], sender: String,
                        text: String, priority: Policy.PushPriority, ttlSeconds: Int64, collapseKey: String) -> JSONValue {
         let p = presentation
+        if let bwmi = p.bwmi, !p.isDataOnly {
+            var message = JSONObjectBuilder()
+            message.add("token", .string(token))
+            message.add("data", BWMIPayload.fcmData(bwmi, p, text: text, identifiers: identifiers, limit: payloadLimit))
+            var android = JSONObjectBuilder()
+            android.add("priority", .string(priority == .high ? "HIGH" : "NORMAL"))
+            android.add("ttl", .string("\(max(ttlSeconds, 0))s"))
+            android.add("collapse_key", .string(collapseKey))
+            message.add("android", android.value)
+            return .object([JSONMember(key: "message", value: message.value)])
+        }
         let body = p.isDataOnly ? text : fitted(p, text: text, identifiers: identifiers, sender: sender)
         var message = JSONObjectBuilder()
         message.add("token", .string(token))
@@ -136,6 +151,9 @@ public struct FCMRenderer: Sendable, Hashable {
     /// the presentation alone does not fit.
     public func fittedPayloadBytes(_ presentation: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> Int {
         if presentation.isDataOnly { return Self.dataOnly(presentation).compactText.utf8.count }
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.fcmData(bwmi, presentation, text: text, identifiers: identifiers, limit: payloadLimit).compactText.utf8.count
+        }
         return payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
                      identifiers: identifiers, sender: sender)
     }
