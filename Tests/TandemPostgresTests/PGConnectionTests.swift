@@ -4,16 +4,18 @@ import Testing
 
 @Suite("PostgreSQL connection (libpq)")
 struct PGConnectionTests {
-    private func database() throws -> PGConnection {
-        let cluster = try PostgresCluster.shared
+    /// A fresh database of the shared cluster (started and created off the cooperative pool; the connection
+    /// itself is a local socket, made at once).
+    private func database() async throws -> PGConnection {
+        let cluster = try await PostgresCluster.shared()
         let name = "t_" + UUID().uuidString.prefix(8).lowercased()
-        try cluster.createDatabase(name)
+        try await cluster.createDatabase(name)
         return try PGConnection(cluster.conninfo(name))
     }
 
     @Test("statements with text parameters and NULLs round-trip, and report the rows they changed")
-    func roundTrip() throws {
-        let db = try database()
+    func roundTrip() async throws {
+        let db = try await database()
         #expect(db.serverVersion >= 130_000)
         try db.execute("CREATE TABLE t (id bigint PRIMARY KEY, name text, note text)")
         #expect(try db.execute("INSERT INTO t VALUES ($1, $2, $3), ($4, $5, $6)", ["1", "Ünïcode ✓ 'quoted'", nil, "2", "b", "x"])
@@ -26,8 +28,8 @@ struct PGConnectionTests {
     }
 
     @Test("the server's refusals carry their SQLSTATE; a failed transaction leaves nothing behind")
-    func errorsAndTransactions() throws {
-        let db = try database()
+    func errorsAndTransactions() async throws {
+        let db = try await database()
         try db.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
         try db.execute("INSERT INTO t VALUES (1)")
         do {
@@ -53,8 +55,8 @@ struct PGConnectionTests {
     }
 
     @Test("an unreachable server or a closed connection is a connection error with libpq's reason")
-    func connectionErrors() throws {
-        let cluster = try PostgresCluster.shared
+    func connectionErrors() async throws {
+        let cluster = try await PostgresCluster.shared()
         #expect(throws: PGError.self) { try PGConnection("host=\(cluster.directory) port=1 user=tandem dbname=postgres") }
         do {
             _ = try PGConnection("host=\(cluster.directory) port=5432 user=tandem dbname=no_such_database")
@@ -63,7 +65,7 @@ struct PGConnectionTests {
             guard case .connection(let message) = error else { Issue.record("\(error)"); return }
             #expect(message.contains("no_such_database"))
         }
-        let db = try database()
+        let db = try await database()
         db.close()
         #expect(throws: PGError.connection("the connection is closed")) { try db.execute("SELECT 1") }
     }

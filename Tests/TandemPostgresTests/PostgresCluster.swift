@@ -7,17 +7,18 @@ import Synchronization
 /// `/usr/lib/postgresql/<major>/bin`; PostgreSQL refuses to run as root, so as root they run as the
 /// `postgres` user the package creates (`runuser`), in a directory that user owns.
 final class PostgresCluster: Sendable {
-    /// The shared cluster, started on first use.
-    static var shared: PostgresCluster {
-        get throws {
-            try started.withLock { cluster in
-                if let cluster { return cluster }
-                let new = try PostgresCluster()
-                cluster = new
-                atexit { PostgresCluster.stopShared() }
-                return new
-            }
-        }
+    /// The shared cluster, started on first use — on a thread of its own (``offPool(_:)``): `initdb` and
+    /// `pg_ctl start` take seconds, and a test blocking a thread of the cooperative pool (two on a two-core
+    /// machine) starves every other test of the process meanwhile.
+    static func shared() async throws -> PostgresCluster {
+        try await starting.value
+    }
+
+    private static let starting = Task<PostgresCluster, any Error> {
+        let cluster = try await offPool { try PostgresCluster() }
+        started.withLock { $0 = cluster }
+        atexit { PostgresCluster.stopShared() }
+        return cluster
     }
 
     private static let started = Mutex<PostgresCluster?>(nil)
@@ -42,11 +43,11 @@ final class PostgresCluster: Sendable {
         bin = "/usr/lib/postgresql/\(major)/bin"
         directory = NSTemporaryDirectory() + "tandem-pg-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        if getuid() == 0 { try run("/bin/chown", ["postgres:postgres", directory], asPostgres: false) }
+        if getuid() == 0 { try Self.run("/bin/chown", ["postgres:postgres", directory], asPostgres: false) }
         do {
-            try run(bin + "/initdb", ["-D", directory + "/data", "-U", "tandem", "--auth=trust", "-E", "UTF8", "--no-locale",
+            try Self.run(bin + "/initdb", ["-D", directory + "/data", "-U", "tandem", "--auth=trust", "-E", "UTF8", "--no-locale",
                                       "--no-sync"])
-            try run(bin + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start",
+            try Self.run(bin + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start",
                                       "-o", "-k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200"])
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
@@ -55,20 +56,21 @@ final class PostgresCluster: Sendable {
         }
     }
 
-    /// Creates a fresh database for one test.
-    func createDatabase(_ name: String) throws {
-        try run(bin + "/createdb", ["-h", directory, "-p", "5432", "-U", "tandem", name])
+    /// Creates a fresh database for one test (`createdb`, off the cooperative pool).
+    func createDatabase(_ name: String) async throws {
+        let (bin, directory) = (bin, directory)
+        try await offPool { try Self.run(bin + "/createdb", ["-h", directory, "-p", "5432", "-U", "tandem", name]) }
     }
 
     func stop() {
-        try? run(bin + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+        try? Self.run(bin + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Runs a program to its end, as the `postgres` user when this process is root. Spawned and reaped
     /// directly (posix_spawn, waitpid): `pg_ctl start` leaves a daemon behind holding what it inherited, and
     /// Foundation's `Process` did not notice its exit then. Output goes to a file, not a pipe, for the same reason.
-    private func run(_ executable: String, _ arguments: [String], asPostgres: Bool = true) throws {
+    private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = true) throws {
         let argv = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments
                                                : [executable] + arguments
         let outputPath = NSTemporaryDirectory() + "tandem-pg-output-" + UUID().uuidString
@@ -97,4 +99,12 @@ final class PostgresCluster: Sendable {
 struct ClusterError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking work (a process spawned and waited for, a blocking connect) on a thread of its own and
+/// resumes the caller with its result, so that no thread of the cooperative pool waits meanwhile.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
 }
