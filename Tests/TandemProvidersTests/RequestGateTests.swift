@@ -1,4 +1,5 @@
 import Synchronization
+import TandemTestSupport
 import Testing
 @testable import TandemProviders
 
@@ -21,9 +22,9 @@ struct RequestGateTests {
         var current: Value { value.withLock { $0 } }
     }
 
-    /// Yields until `gate` has `count` waiters (no sleeping on real time: each enqueue happens on its own task).
+    /// Polls until `gate` has `count` waiters (each enqueue happens on its own task).
     static func waitForWaiters(_ gate: RequestGate, _ count: Int) async {
-        while gate.waiting != count { await Task.yield() }
+        #expect(await eventually { gate.waiting == count })
     }
 
     @Test("beyond capacity requests wait; a freed slot goes to the urgent lane first, each lane in arrival order")
@@ -86,8 +87,8 @@ struct RequestGateTests {
         #expect(order.current == ["first", "next"])
     }
 
-    /// Yields until every slot of `gate` is taken.
+    /// Polls until every slot of `gate` is taken.
     private static func waitUntilFull(_ gate: RequestGate) async {
-        while !gate.isFull { await Task.yield() }
+        #expect(await eventually { gate.isFull })
     }
 }
