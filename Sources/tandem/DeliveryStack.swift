@@ -1,6 +1,7 @@
 import Synchronization
 import TandemAPI
 import TandemCore
+import TandemCrypto
 import TandemEngine
 import TandemHTTP
 import TandemProviders
@@ -56,6 +57,10 @@ final class DeliveryStack: Sendable {
         self.drainer = drainer
         intake = MessageIntake(directory: store, addresses: store, keys: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
                                now: now,
+                               messageID: { now in
+                                   var generator = SecureRandom.Generator()  // libcrypto's DRBG: no system call per draw
+                                   return GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+                               },
                                configuration: MessageIntake.Configuration(
                                    defaultSMSValidity: settings.defaultSMSValidity,
                                    spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),

@@ -67,7 +67,10 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     public var isDataOnly: Bool { dataOnly == true }
 
     /// Whether this asks for nothing (renders as the default payload).
-    public var isEmpty: Bool { self == PushPresentation() }
+    public var isEmpty: Bool { self == Self.empty }
+
+    /// The presentation with nothing set: the default payload.
+    public static let empty = PushPresentation()
 
     /// Whether any `aps` field beyond the plain title and body is set: what decides whether FCM gets an
     /// `apns` block.

@@ -65,13 +65,11 @@ extension MessageIntake {
             (app, validUntil, earlier) = values
         }
 
-        // getrandom(2) on Linux: unpredictable ids.
-        var generator = SystemRandomNumberGenerator()
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
-        let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+        let messageID = self.messageID(now)
         var presentation = command.presentation
         // A BWMI app's devices parse only BWMI's payload: a message that asks for no presentation gets its managed shape.
-        if presentation.isEmpty, let app, try directory.rendersBWMIPushes(app: app.key) {
+        if let app, presentation.isEmpty, try directory.rendersBWMIPushes(app: app.key) {
             presentation.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
         }
         let content = MessageContent(messageID: messageID, sender: command.sender, body: command.body,
