@@ -13,11 +13,7 @@ public struct MessageContent: Sendable, Hashable {
     public let forceUCS2: Bool
     /// What a push shows beyond the body (stored with the message, so a push resumed after a crash renders
     /// the same payload); empty for the default payload.
-    public var presentation: PushPresentation { boxed?.value ?? PushPresentation.empty }
-    /// The presentation behind one reference, nil when empty: a content is copied into every delivery, event
-    /// and request of a message, and the presentation's two dozen fields inline made each copy cost a retain
-    /// per field (most messages have none).
-    private let boxed: PresentationBox?
+    @SharedPresentation public private(set) var presentation: PushPresentation
 
     public init(messageID: GUID, sender: String, body: String, reference: String?, app: AppKey? = nil,
                 forceUCS2: Bool = false, presentation: PushPresentation = PushPresentation()) {
@@ -27,30 +23,8 @@ public struct MessageContent: Sendable, Hashable {
         self.reference = reference
         self.app = app
         self.forceUCS2 = forceUCS2
-        self.boxed = presentation.isEmpty ? nil : PresentationBox(presentation)
+        self.presentation = presentation
     }
-
-    public static func == (lhs: MessageContent, rhs: MessageContent) -> Bool {
-        lhs.messageID == rhs.messageID && lhs.sender == rhs.sender && lhs.body == rhs.body && lhs.reference == rhs.reference
-            && lhs.app == rhs.app && lhs.forceUCS2 == rhs.forceUCS2
-            && (lhs.boxed === rhs.boxed || lhs.presentation == rhs.presentation)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(messageID)
-        hasher.combine(sender)
-        hasher.combine(body)
-        hasher.combine(reference)
-        hasher.combine(app)
-        hasher.combine(forceUCS2)
-        hasher.combine(presentation)
-    }
-}
-
-/// An immutable presentation shared by the copies of one ``MessageContent``.
-private final class PresentationBox: Sendable {
-    let value: PushPresentation
-    init(_ value: PushPresentation) { self.value = value }
 }
 
 extension GUID: TextCodable {}
