@@ -69,25 +69,49 @@ extension BWMIService {
         Refusal(.notFound, "no notification with this nid for this device")
     }
 
-    /// The badge update after an acknowledgement: a fire-and-forget push (through the intake, push only,
-    /// the app's default message type) whose payload is the badge alone (``BWMIPush/badgeOnly``). Sent
-    /// after the answer; a failure is logged.
+    /// The badge update after an acknowledgement: a badge-only push (``BWMIPush/badgeOnly``, the badge the
+    /// device's live count when it is sent) rendered by the push sender like any other, with the policy of the
+    /// app's default message type. It is no message: no row, no delivery, no receipt is expected, and it is
+    /// not retried. Sent after the answer; per device at most one is sent at a time, and the acks that arrive
+    /// meanwhile get one more update afterwards, with the count of that moment (``BWMIBadgeUpdates``).
+    ///
+    /// Not guaranteed: that the update arrives (a rejection or a failure is logged, a crash forgets it; the next
+    /// notification or ack carries the right count again); that a token the provider declares dead here is
+    /// invalidated (the next managed notification to it does that).
     func sendBadge(to device: BWMIDevice, app: App) {
+        guard device.active, badges.request(device.deviceID) else { return }
         Task {
-            do {
-                guard device.active, let account = try directory.account(productToken: app.account) else { return }
-                var presentation = PushPresentation()
-                presentation.bwmi = .badgeOnly
-                presentation.badge = try registry.liveBWMICount(device: device, at: now())
-                let command = SendCommand(api: "bwmi", recipients: [.registration(device.deviceID)], sender: "BWMI", body: "",
-                                          presentation: presentation, appKey: app.key, allowedChannels: .only([.push]))
-                let result = await intake.submit(IntakeRequest(account: account, messages: [command])) { _ in
-                    .commit(WireReply(status: 201, contentType: "application/json", body: []))
-                }
-                if case .failed = result { logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text)]) }
-            } catch {
-                logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
-            }
+            repeat {
+                await pushBadge(to: device, app: app)
+            } while badges.finished(device.deviceID)
         }
     }
+
+    /// One badge-only push with the device's live count now.
+    func pushBadge(to device: BWMIDevice, app: App) async {
+        let badge: Int
+        do {
+            badge = try registry.liveBWMICount(device: device, at: now())
+        } catch {
+            logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
+            return
+        }
+        var presentation = PushPresentation()
+        presentation.bwmi = .badgeOnly
+        presentation.badge = badge
+        var generator = SystemRandomNumberGenerator()
+        let content = MessageContent(messageID: GUID.random(using: &generator), sender: "BWMI", body: "", reference: nil,
+                                     app: app.key, presentation: presentation)
+        let target = PushTarget(deviceID: device.deviceID, platform: device.platform, token: device.token)
+        let request = PushRequest(key: Self.badgeUpdateKey, recipient: .device(device.deviceID), targets: [target],
+                                  policy: policies[app.defaultMessageType], content: content)
+        let verdicts = await push.send(request)
+        if case .rejected(let rejection)? = verdicts[device.deviceID] {
+            logger.warning("BWMI badge update rejected", ["device": .string(device.deviceID.text),
+                                                          "reason": .string("\(rejection)")])
+        }
+    }
+
+    /// The delivery key of a badge-only update: none (0 is never a delivery's id).
+    static let badgeUpdateKey = DeliveryKey(0)
 }

@@ -106,7 +106,8 @@ public final class PushSimulator: PushSender {
                 break
             }
         }
-        receipts.schedule(due)
+        // A BWMI badge-only update is no message (no delivery to acknowledge): the simulated app sends no receipts.
+        if push.content.presentation.bwmi != .badgeOnly { receipts.schedule(due) }
         return verdicts
     }
 
