@@ -23,17 +23,25 @@ extension BWMIService {
             guard let number = Int64(ack.nid), number > 0 else { throw unknownNotification }
             let key = DeliveryKey(number)
             let current = now()
-            switch try await writing({ try await registry.acknowledgeBWMI(delivery: key, device: device, at: current, hybrid: false) }) {
+            // The notification's row and the delivery's read receipt are written at once (each joins its own
+            // group commit): one commit wait per ack, not two. The scheduler checks the receipt against this
+            // device, so a nid of another device records nothing; a delivery already final records nothing.
+            let sender = Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID))
+            async let acknowledged = attempt {
+                try await registry.acknowledgeBWMI(delivery: key, device: device, at: current, hybrid: false)
+            }
+            async let receipt = attempt {
+                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key, from: sender)
+            }
+            let (acknowledgement, receiptOutcome) = await (acknowledged, receipt)
+            switch try stored(acknowledgement) {
             case .alreadyAcknowledged:
+                _ = try stored(receiptOutcome)
                 return Response.empty(.created)
             case .acknowledged:
-                // The delivery may be final already (expired, or its push failed): the receipt then changes nothing.
-                _ = try await writing {
-                    try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key,
-                                                      from: Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID)))
-                }
+                _ = try stored(receiptOutcome)
             case .unknown:
-                try await acknowledgeUnrecorded(key, device: device, app: app, at: current)
+                try await acknowledgeUnrecorded(key, device: device, app: app, at: current, deviceReceipt: try stored(receiptOutcome))
             }
             sendBadge(to: device, app: app)
             return Response.empty(.created)
@@ -43,26 +51,36 @@ extension BWMIService {
     }
 
     /// A notification without a row: a delivery to this device still in flight (acknowledged before the
-    /// service recorded it after the intake's commit), else — when the app trusts phones — a CM message to
-    /// the device's phone. The read receipt of the delivery if it is one of those; else 404.
-    private func acknowledgeUnrecorded(_ key: DeliveryKey, device: BWMIDevice, app: App, at now: Timestamp) async throws(Refusal) {
-        var senders = [Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID))]
-        if let phone = device.phone, try reading({ try registry.bwmiSettings(app: app.key) }).trustPhones {
-            senders.append(Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)))
-        }
-        for sender in senders {
+    /// service recorded it after the intake's commit; `deviceReceipt` is the scheduler's answer to the receipt
+    /// as this device's), else — when the app trusts phones — a CM message to the device's phone. The row of
+    /// the delivery if it is one of those; else 404.
+    private func acknowledgeUnrecorded(_ key: DeliveryKey, device: BWMIDevice, app: App, at now: Timestamp,
+                                       deviceReceipt: Scheduler.ReceiptOutcome) async throws(Refusal) {
+        var recorded = deviceReceipt == .recorded
+        if !recorded, let phone = device.phone, try reading({ try registry.bwmiSettings(app: app.key) }).trustPhones {
             let outcome = try await writing {
-                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key, from: sender)
+                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key,
+                                                  from: Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)))
             }
-            switch outcome {
-            case .recorded:
-                _ = try await writing { try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: true) }
-                return
-            case .notTheRecipient, .notInFlight:
-                continue
-            }
+            recorded = outcome == .recorded
         }
-        throw unknownNotification
+        guard recorded else { throw unknownNotification }
+        _ = try await writing { try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: true) }
+    }
+
+    private func attempt<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func stored<T>(_ result: Result<T, any Error>) throws(Refusal) -> T {
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw storeFailure(error)
+        }
     }
 
     private var unknownNotification: Refusal {
