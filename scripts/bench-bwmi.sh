@@ -2,7 +2,8 @@
 # TIBCO BWMI acknowledgements benchmark, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
 #  (1e) PUT /bwmi/{appKey}/acks: one distinct live managed notification per request, pre-generated; wrk -t2 -c64 -d5s
 #       (CONNECTIONS=… to change). The 201 follows the commit of the acknowledgement and of the delivery's read
-#       receipt; the device's badge-only push (a fire-and-forget message through the intake) is sent after it.
+#       receipt; the device's badge-only push (not a message: straight to the push simulator, coalesced per device)
+#       is sent after it.
 #       Afterwards every acknowledged notification and every read receipt is counted in the database: none may be lost.
 # Usage: scripts/bench-bwmi.sh path/to/tandem WORKDIR HEALTHZ_RPS [NOTIFICATIONS]
 set -euo pipefail

@@ -80,7 +80,7 @@ final class DeliveryStack: Sendable {
                                      logger: logger.with(["component": "deviceAPI"]),
                                      metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster,
                                      deliveryMetrics: deliveryMetrics)
-        bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler,
+        bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler, push: providers.push,
                            authenticator: authenticator, policies: policies, now: now, logger: logger.with(["component": "bwmi"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,

@@ -19,11 +19,12 @@ struct BWMIServiceTests {
         let service: BWMIService
         let router: HTTPRouter
 
-        init() async throws {
+        /// `badgePush`: where badge-only updates go (default: the gateway's push sender, with every other push).
+        init(badgePush: RecordingPushSender? = nil) async throws {
             gateway = try await GatewayHarness()
             let clock = gateway.clock
             service = BWMIService(registry: gateway.store, directory: gateway.store, ledger: gateway.store, intake: gateway.intake,
-                                  scheduler: gateway.scheduler,
+                                  scheduler: gateway.scheduler, push: badgePush ?? gateway.push,
                                   authenticator: ProductTokenAuthenticator(directory: gateway.store, now: { clock.now() }),
                                   policies: .specDefaults, now: { clock.now() })
             var router = HTTPRouter()
@@ -108,6 +109,56 @@ struct BWMIServiceTests {
         let other = await h.call(.PUT, "/bwmi/\(h.gateway.appB.key.text)/acks", #"{"nid":"\#(nid2)","did":"ios-token-1"}"#)
         #expect(other.status == .notFound)
         #expect(String(decoding: other.body, as: UTF8.self) == #"{"error":"no device with this token is registered for this app"}"#)
+    }
+
+    @Test("badge updates are no messages and coalesce per device: acks during a send get one more update, with the final count")
+    func badgeUpdatesCoalesce() async throws {
+        let badgePush = RecordingPushSender(hold: true)
+        let h = try await Harness(badgePush: badgePush)
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-7")
+        var nids: [String] = []
+        for text in ["one", "two", "three"] {
+            let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications",
+                                    #"{"to":[{"deviceId":"ios-token-7"}],"text":"\#(text)","faf":false}"#, token: token)
+            nids.append(try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String))
+        }
+        let messagesBefore = try h.gateway.count("SELECT count(*) FROM messages")
+        let deliveriesBefore = try h.gateway.count("SELECT count(*) FROM deliveries")
+        // The first ack's update (count 2) is held in the push sender; the two acks meanwhile ask for one more.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[0])","did":"ios-token-7"}"#).status == .created)
+        #expect(await eventually { badgePush.waiting == 1 })
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[1])","did":"ios-token-7"}"#).status == .created)
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[2])","did":"ios-token-7"}"#).status == .created)
+        #expect(badgePush.waiting == 1 && badgePush.sent.isEmpty)
+        badgePush.release()
+        #expect(await eventually { badgePush.sent.count == 2 && h.service.badges.inProgress == 0 })
+        #expect(badgePush.sent.map(\.content.presentation.badge) == [2, 0])
+        #expect(badgePush.sent.allSatisfy { $0.content.presentation.bwmi == .badgeOnly && $0.targets.map(\.token.text) == ["ios-token-7"] })
+        // Each ack is still its delivery's read receipt; the updates made no message and no delivery.
+        for nid in nids {
+            #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(nid) AND kind = 'readReported'") == 1)
+        }
+        #expect(try h.gateway.count("SELECT count(*) FROM messages") == messagesBefore)
+        #expect(try h.gateway.count("SELECT count(*) FROM deliveries") == deliveriesBefore)
+        // The same ack again: 201, and no update asked for.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[2])","did":"ios-token-7"}"#).status == .created)
+        #expect(h.service.badges.inProgress == 0 && badgePush.sent.count == 2)
+    }
+
+    @Test("badge-update bookkeeping: one sender per device, acks meanwhile ask for exactly one more send")
+    func badgeBookkeeping() throws {
+        let badges = BWMIBadgeUpdates()
+        let a = try #require(DeviceID("00000000-0000-4000-8000-000000000001")), b = try #require(DeviceID("00000000-0000-4000-8000-000000000002"))
+        #expect(badges.request(a))
+        #expect(!badges.request(a) && !badges.request(a))
+        #expect(badges.request(b))
+        #expect(badges.finished(a))       // acks came in meanwhile: send once more
+        #expect(!badges.finished(a))      // none since: done
+        #expect(!badges.finished(b))
+        #expect(badges.inProgress == 0)
+        #expect(badges.request(a))        // a new ack starts a new sender
     }
 
     @Test("an ack that reaches the service before its notification's row is checked against the device's delivery in flight")

@@ -15,7 +15,7 @@ import TandemHTTP
 /// A managed notification's `nid` is its delivery's update id, for notifications sent here and for CM
 /// messages that reached the device through its phone (``BWMIAppSettings/trustPhones``). An
 /// acknowledgement is the delivery's read receipt; the device then gets a badge-only push with its new
-/// live count.
+/// live count, sent straight to the push sender (no message, no delivery) and coalesced per device.
 ///
 /// Not guaranteed: that a notification acknowledged while its delivery is already final and before the
 /// service recorded it (a crash between the intake's commit and that record) is found: that ack is 404.
@@ -41,6 +41,9 @@ public final class BWMIService: Sendable {
     let ledger: any MessageLedger
     let intake: MessageIntake
     let scheduler: Scheduler
+    /// Where badge-only updates go directly (the dispatcher's push sender): they are no messages.
+    let push: any PushSender
+    let badges = BWMIBadgeUpdates()
     let authenticator: ProductTokenAuthenticator
     let policies: PolicySet
     let now: @Sendable () -> Timestamp
@@ -55,7 +58,7 @@ public final class BWMIService: Sendable {
     }
 
     public init(registry: any BWMIRegistry, directory: any SenderDirectory, ledger: any MessageLedger, intake: MessageIntake,
-                scheduler: Scheduler, authenticator: ProductTokenAuthenticator, policies: PolicySet,
+                scheduler: Scheduler, push: any PushSender, authenticator: ProductTokenAuthenticator, policies: PolicySet,
                 now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
                 logger: Logger = .discarding) {
         self.registry = registry
@@ -63,6 +66,7 @@ public final class BWMIService: Sendable {
         self.ledger = ledger
         self.intake = intake
         self.scheduler = scheduler
+        self.push = push
         self.authenticator = authenticator
         self.policies = policies
         self.now = now
