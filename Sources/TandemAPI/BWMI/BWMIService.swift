@@ -189,27 +189,10 @@ public final class BWMIService: Sendable {
             throw Refusal(.badRequest, error.message)
         }
     }
-
-    /// A read from the store; a failure is logged and answered 500 without details.
-    func reading<T>(_ body: () throws -> T) throws(Refusal) -> T {
-        do {
-            return try body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    /// A write to the store or the scheduler; a failure is logged and answered 500 without details.
-    func writing<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    func storeFailure(_ error: any Error) -> Refusal {
-        logger.error("BWMI store access failed", ["error": .string("\(error)")])
-        return Refusal(.internalServerError, "the request could not be completed; try again")
-    }
 }
+
+extension BWMIService: StoreGuarded {
+    var storeAccessName: String { "BWMI" }
+}
+
+extension BWMIService.Refusal: ServiceRefusal {}

@@ -151,29 +151,6 @@ public final class DeviceAPIService: Sendable {
         return registration
     }
 
-    /// A read from the store; a failure is logged and answered 500 without details.
-    func reading<T>(_ body: () throws -> T) throws(Refusal) -> T {
-        do {
-            return try body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    /// A write to the store or the scheduler; a failure is logged and answered 500 without details.
-    func writing<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    func storeFailure(_ error: any Error) -> Refusal {
-        logger.error("device API store access failed", ["error": .string("\(error)")])
-        return Refusal(.internalServerError, "the request could not be completed; try again")
-    }
-
     private func unauthorized(_ failure: MACAuthentication.Failure) -> Refusal {
         Refusal(.unauthorized, failure.description)
     }
@@ -220,3 +197,9 @@ private struct Fingerprint: Hashable {
         body.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
+
+extension DeviceAPIService: StoreGuarded {
+    var storeAccessName: String { "device API" }
+}
+
+extension DeviceAPIService.Refusal: ServiceRefusal {}
