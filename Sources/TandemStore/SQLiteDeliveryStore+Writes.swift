@@ -131,7 +131,7 @@ extension SQLiteDeliveryStore {
         } else {
             try db.run("INSERT INTO messages (message_id, sender, body, reference, created_at, presentation) VALUES (?, ?, ?, ?, ?, ?)",
                        [.text(content.messageID.text), .text(content.sender), .text(content.body),
-                        content.reference.sqlValue, .integer(at.milliseconds), try presentationText(content.presentation).sqlValue])
+                        content.reference.sqlValue, .integer(at.milliseconds), try presentationText(content.$presentation).sqlValue])
             id = db.lastInsertRowID
         }
         known[content.messageID] = id
@@ -153,7 +153,7 @@ extension SQLiteDeliveryStore {
                   groupings[0].sqlValue, groupings[1].sqlValue, groupings[2].sqlValue,
                   message.dcs.map { Int64($0) }.sqlValue, message.richContent.sqlValue,
                   message.fallbackFor?.text.sqlValue ?? .null, .integer(message.createdAt.milliseconds),
-                  .text(message.api), try presentationText(message.content.presentation).sqlValue, message.extra.sqlValue])
+                  .text(message.api), try presentationText(message.content.$presentation).sqlValue, message.extra.sqlValue])
         return db.lastInsertRowID
     }
 
@@ -303,10 +303,10 @@ extension [SQLValue] {
 
 extension SQLiteDeliveryStore {
     /// A presentation as the `messages.presentation` column holds it: nil (NULL) when empty, else its JSON.
-    static func presentationText(_ presentation: PushPresentation) throws(StoreError) -> String? {
+    static func presentationText(_ presentation: SharedPresentation) throws(StoreError) -> String? {
         guard !presentation.isEmpty else { return nil }
         do {
-            return String(decoding: try JSONEncoder().encode(presentation), as: UTF8.self)
+            return String(decoding: try JSONEncoder().encode(presentation.wrappedValue), as: UTF8.self)
         } catch {
             throw .encoding(column: "messages.presentation", message: "\(error)")
         }

@@ -57,6 +57,32 @@ struct PushPresentationTests {
         #expect(titled.hasAPNsFields)
     }
 
+    /// One setter per stored property: `isEmpty` lists the fields one by one, so each must make it false.
+    static let oneFieldSet: [(String, @Sendable (inout PushPresentation) -> Void)] = [
+        ("title", { $0.title = "" }), ("subtitle", { $0.subtitle = "" }), ("body", { $0.body = "" }),
+        ("titleLocKey", { $0.titleLocKey = "" }), ("titleLocArgs", { $0.titleLocArgs = [""] }),
+        ("subtitleLocKey", { $0.subtitleLocKey = "" }), ("subtitleLocArgs", { $0.subtitleLocArgs = [""] }),
+        ("bodyLocKey", { $0.bodyLocKey = "" }), ("bodyLocArgs", { $0.bodyLocArgs = [""] }),
+        ("launchImage", { $0.launchImage = "" }), ("summaryArg", { $0.summaryArg = "" }),
+        ("summaryArgCount", { $0.summaryArgCount = 0 }), ("badge", { $0.badge = 0 }), ("sound", { $0.sound = .named("") }),
+        ("threadID", { $0.threadID = "" }), ("category", { $0.category = "" }), ("targetContentID", { $0.targetContentID = "" }),
+        ("contentAvailable", { $0.contentAvailable = false }), ("mutableContent", { $0.mutableContent = false }),
+        ("customData", { $0.customData = [JSONMember(key: "k", value: .null)] }), ("android", { $0.android.ttl = .zero }),
+        ("bwmi", { $0.bwmi = .badgeOnly }), ("dataOnly", { $0.dataOnly = false }),
+    ]
+
+    @Test("isEmpty checks every stored property: any one of them set, even to a falsy value, makes it non-empty")
+    func emptyChecksEveryField() {
+        let stored = Mirror(reflecting: PushPresentation()).children.compactMap(\.label)
+        #expect(stored.sorted() == Self.oneFieldSet.map(\.0).sorted(), "a new field must be added to isEmpty and to this list")
+        for (field, set) in Self.oneFieldSet {
+            var presentation = PushPresentation()
+            set(&presentation)
+            #expect(!presentation.isEmpty, "\(field) set")
+            #expect(presentation != PushPresentation(), "\(field) set")
+        }
+    }
+
     @Test("a presentation survives JSON storage exactly, numbers as written", arguments: [PushPresentation(), PushPresentationTests.full])
     func codableRoundTrip(presentation: PushPresentation) throws {
         let data = try JSONEncoder().encode(presentation)

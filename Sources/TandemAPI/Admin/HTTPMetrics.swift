@@ -9,9 +9,9 @@ import TandemHTTP
 public final class HTTPMetrics: Sendable {
     private let requests: CounterFamily
     private let latency: HistogramFamily
-    /// Each (method, route, status) seen, with its label arrays built once: a request's series are found
-    /// without allocating two arrays per request. Bounded like the series themselves.
-    private let labels = Mutex<[SeriesKey: (requests: [String], latency: [String])]>([:])
+    /// Each (method, route, status) seen, with its two series resolved once: a request's series are found
+    /// with one lookup, without building or hashing label arrays. Bounded like the series themselves.
+    private let known = Mutex<[SeriesKey: (requests: Counter, latency: Histogram)]>([:])
 
     private struct SeriesKey: Hashable {
         let method: String
@@ -33,13 +33,14 @@ public final class HTTPMetrics: Sendable {
 
     public func record(_ access: AccessRecord) {
         let key = SeriesKey(method: access.method, route: access.route, status: access.status)
-        let series = labels.withLock { known in
+        let series = known.withLock { known in
             if let found = known[key] { return found }
-            let built = (requests: [access.method, access.route, String(access.status)], latency: [access.route])
-            known[key] = built
-            return built
+            let resolved = (requests: requests.series([access.method, access.route, String(access.status)]),
+                            latency: latency.series([access.route]))
+            known[key] = resolved
+            return resolved
         }
-        requests.increment(series.requests)
-        latency.observe(access.durationSeconds, series.latency)
+        series.requests.increment()
+        series.latency.observe(access.durationSeconds)
     }
 }

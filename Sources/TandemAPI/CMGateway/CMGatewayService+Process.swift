@@ -36,13 +36,18 @@ extension CMGatewayService {
 
     /// A decoded `msg` as the intake's neutral command (its valid recipients only).
     static func command(_ message: CMMessage) -> SendCommand {
-        SendCommand(api: "cm", recipients: message.recipients.compactMap(\.msisdn).map(Recipient.msisdn),
-                    sender: message.from.text, body: message.body, presentation: message.presentation, appKey: message.appKey,
-                    messageType: message.appMessageType, allowedChannels: message.allowedChannels, validity: message.validity,
-                    reference: message.reference,
-                    customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],
-                    bodyType: message.bodyType.wireName, dcs: message.dcs, richContent: message.richContent,
-                    fallbackFor: message.fallbackFor)
+        var recipients: [Recipient] = []
+        recipients.reserveCapacity(message.recipients.count)
+        for recipient in message.recipients { if let msisdn = recipient.msisdn { recipients.append(.msisdn(msisdn)) } }
+        var command = SendCommand(api: "cm", recipients: recipients,
+                        sender: message.from.text, body: message.body, appKey: message.appKey,
+                        messageType: message.appMessageType, allowedChannels: message.allowedChannels, validity: message.validity,
+                        reference: message.reference,
+                        customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],
+                        bodyType: message.bodyType.wireName, dcs: message.dcs, richContent: message.richContent,
+                        fallbackFor: message.fallbackFor)
+        command.$presentation = message.$presentation  // shared as it is, not copied out
+        return command
     }
 
     /// JSON answers every line (HTTP 200 or CM's partial-failure status); XML and GET have no per-message

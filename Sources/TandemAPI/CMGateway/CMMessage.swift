@@ -37,15 +37,16 @@ public struct CMMessage: Sendable, Hashable {
     public let fallbackFor: String?
     /// How `body` travels as SMS (`dcs` 8 forces UCS-2).
     public let segmentation: SMSSegmentation
-    /// Tandem's extension (JSON requests only): SCG's `options` map, as the push's presentation.
-    public let presentation: PushPresentation
+    /// Tandem's extension (JSON requests only): SCG's `options` map, as the push's presentation (shared, so
+    /// that copying a message does not copy it).
+    @SharedPresentation public private(set) var presentation: PushPresentation
 
     public init(from: CMSender, recipients: [CMRecipient], body: String, bodyType: CMBodyType = .auto,
                 reference: String? = nil, customGrouping: String? = nil, customGrouping2: String? = nil,
                 customGrouping3: String? = nil, minimumParts: Int = 1, maximumParts: Int = 8,
                 validity: CMValidity? = nil, dcs: Int? = nil, allowedChannels: AllowedChannels = .all,
                 appKey: AppKey? = nil, appMessageType: AppMessageType? = nil, richContent: String? = nil,
-                fallbackFor: String? = nil, segmentation: SMSSegmentation, presentation: PushPresentation = PushPresentation()) {
+                fallbackFor: String? = nil, segmentation: SMSSegmentation, presentation: PushPresentation? = nil) {
         self.from = from
         self.recipients = recipients
         self.body = body
@@ -64,6 +65,6 @@ public struct CMMessage: Sendable, Hashable {
         self.richContent = richContent
         self.fallbackFor = fallbackFor
         self.segmentation = segmentation
-        self.presentation = presentation
+        _presentation = presentation.map { SharedPresentation(wrappedValue: $0) } ?? SharedPresentation()
     }
 }

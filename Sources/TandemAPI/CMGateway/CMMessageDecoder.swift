@@ -51,7 +51,7 @@ enum CMMessageDecoder {
         }
         let richContent = format == .json ? fields[.richContent]?.compactText : nil
         let fallbackFor = try text(fields, .fallbackFor, maximumLength: 64, allowsControlCharacters: false)
-        let presentation = format == .json ? try options(fields[.options]) : PushPresentation()
+        let presentation = format == .json ? try options(fields[.options]) : nil
         let segmentation = SMSText.segmentation(of: body, forceUCS2: dcs == 8)
         guard segmentation.parts <= maximumParts else {
             throw CMMessageError(code: .invalidBody, details:
@@ -69,7 +69,8 @@ enum CMMessageDecoder {
 
     /// Tandem's extension: SCG's `options` map (``PushPresentation/init(scgOptions:)``); a fault is 305
     /// naming the option key.
-    private static func options(_ value: JSONValue?) throws(CMMessageError) -> PushPresentation {
+    private static func options(_ value: JSONValue?) throws(CMMessageError) -> PushPresentation? {
+        guard let value else { return nil }
         do {
             return try SCGCodec.options(value)
         } catch {

@@ -36,7 +36,7 @@ public struct SendCommand: Sendable, Hashable {
     public var extra: String?
 
     public init(api: String, recipients: [Recipient], sender: String, body: String,
-                presentation: PushPresentation = PushPresentation(), appKey: AppKey? = nil,
+                presentation: PushPresentation? = nil, appKey: AppKey? = nil,
                 messageType: AppMessageType? = nil, allowedChannels: AllowedChannels = .all,
                 validity: MessageValidity? = nil, reference: String? = nil, customGroupings: [String?] = [nil, nil, nil],
                 bodyType: String = "Auto", dcs: Int? = nil, richContent: String? = nil, fallbackFor: String? = nil,
@@ -45,7 +45,7 @@ public struct SendCommand: Sendable, Hashable {
         self.recipients = recipients
         self.sender = sender
         self.body = body
-        self.presentation = presentation
+        _presentation = presentation.map { SharedPresentation(wrappedValue: $0) } ?? SharedPresentation()
         self.appKey = appKey
         self.messageType = messageType
         self.allowedChannels = allowedChannels

@@ -17,6 +17,35 @@ public final class DeliveryMetrics: Sendable {
     let statusReportsFamily: CounterFamily
     let durationFamily: HistogramFamily
 
+    // Series whose label values are closed sets, resolved once: the scheduler and the dispatcher count
+    // several times per delivery, and a handle hashes nothing (a series still shows only once counted).
+    private let acceptedByAPI: [(api: String, counter: Counter)]  // the APIs Tandem has; any other is looked up
+    private let started: [Counter]             // by Channel
+    private let finishedSeries: [[Counter]]    // by Channel, then DeliveryStatus in `statuses` order
+    private let durations: [Histogram]         // by Channel
+    private let fallbacks: [(SMSCause, Counter)]
+    private let pushes: [[Counter]]            // by provider (apns, fcm, none), then outcome
+    private let sms: [Counter]                 // submitted, rejected, delivered, failed, expired
+    private let receipts: [Counter]            // delivered, read
+    private let statusReports: [Counter]       // sent, retried, given up
+
+    private enum Channel: Int, CaseIterable {
+        case none, push, sms
+        var label: String {
+            switch self {
+            case .none: "none"
+            case .push: "push"
+            case .sms: "sms"
+            }
+        }
+    }
+
+    private static let statuses: [DeliveryStatus] = [.accepted, .rejected, .sent, .delivered, .read, .failed, .cancelled]
+    private static let causes: [SMSCause] = [.noAppKey, .pushNotAllowed, .noPushableDevice, .notificationsDisabled,
+                                             .pushFailed, .noDeliveryAck, .noRead, .manual]
+    private static let providers = ["apns", "fcm", "none"]
+    private static let pushOutcomes = ["accepted", "invalid_token", "error", "rejected"]
+
     public init(registry: MetricsRegistry) {
         acceptedRecipientsFamily = registry.counter("tandem_messages_accepted_total",
                                               help: "Recipients accepted (deliveries requested), by the API they came through.",
@@ -43,57 +72,85 @@ public final class DeliveryMetrics: Sendable {
         durationFamily = registry.histogram("tandem_delivery_duration_seconds",
                                       help: "Time from acceptance to the final status, by the channel the delivery ended on.",
                                       labels: ["channel"], buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 300, 1_800, 3_600, 86_400])
+
+        acceptedByAPI = ["cm", "scg", "mymsp", "bwmi", "cospace"].map { [acceptedRecipientsFamily] in
+            ($0, acceptedRecipientsFamily.series([$0]))
+        }
+        let channels = Channel.allCases
+        started = channels.map { [startedFamily] in startedFamily.series([$0.label]) }
+        finishedSeries = channels.map { [finishedFamily] channel in
+            Self.statuses.map { finishedFamily.series([channel.label, $0.wireName]) }
+        }
+        durations = channels.map { [durationFamily] in durationFamily.series([$0.label]) }
+        fallbacks = Self.causes.map { [fallbacksFamily] in ($0, fallbacksFamily.series([$0.rawValue])) }
+        pushes = Self.providers.map { [pushesFamily] provider in Self.pushOutcomes.map { pushesFamily.series([provider, $0]) } }
+        sms = ["submitted", "rejected", SMSOutcome.delivered.rawValue, SMSOutcome.failed.rawValue, SMSOutcome.expired.rawValue]
+            .map { [smsFamily] in smsFamily.series([$0]) }
+        receipts = [ReceiptKind.delivered, .read].map { [receiptsFamily] in receiptsFamily.series([$0.rawValue]) }
+        statusReports = [StatusReportOutcome.sent, .retried, .givenUp].map { [statusReportsFamily] in
+            statusReportsFamily.series([$0.rawValue])
+        }
     }
 
     public static let discarding = DeliveryMetrics(registry: MetricsRegistry())
 
     public func accepted(api: String, recipients: Int) {
         guard recipients > 0 else { return }
-        acceptedRecipientsFamily.increment([api], by: Double(recipients))
+        if let known = acceptedByAPI.first(where: { $0.api == api }) {
+            known.counter.increment(by: Double(recipients))
+        } else {
+            acceptedRecipientsFamily.increment([api], by: Double(recipients))
+        }
     }
 
     /// A delivery just started (its first event applied); a delivery final at once (rejected, expired) ends too.
     public func started(_ delivery: Delivery) {
-        startedFamily.increment([Self.channel(delivery)])
+        started[Self.channel(delivery).rawValue].increment()
         if delivery.isFinal { finished(delivery, after: .zero) }
     }
 
     /// A delivery reached its final status; `after`: since its acceptance, when known (not for deliveries
     /// recovered after a restart).
     public func finished(_ delivery: Delivery, after: Duration?) {
-        let channel = Self.channel(delivery)
-        finishedFamily.increment([channel, delivery.status.wireName])
-        if let after { durationFamily.observe(Double(after.milliseconds) / 1_000, [channel]) }
+        let channel = Self.channel(delivery).rawValue
+        // The statuses are a closed list: every one has its series.
+        if let status = Self.statuses.firstIndex(of: delivery.status) { finishedSeries[channel][status].increment() }
+        if let after { durations[channel].observe(Double(after.milliseconds) / 1_000) }
     }
 
     public func fellBack(_ cause: SMSCause) {
-        fallbacksFamily.increment([cause.rawValue])
+        if let (_, counter) = fallbacks.first(where: { $0.0 == cause }) { counter.increment() }
     }
 
     public func pushed(_ platform: Platform, _ verdict: PushVerdict) {
+        // Indexes into `providers` and `pushOutcomes`.
         let provider = switch platform {
-        case .iOS: "apns"
-        case .android: "fcm"
-        case .windowsPhone: "none"
+        case .iOS: 0
+        case .android: 1
+        case .windowsPhone: 2
         }
         let outcome = switch verdict {
-        case .accepted: "accepted"
-        case .rejected(.tokenDead): "invalid_token"
-        case .rejected(.transient): "error"
-        case .rejected(.other): "rejected"
+        case .accepted: 0
+        case .rejected(.tokenDead): 1
+        case .rejected(.transient): 2
+        case .rejected(.other): 3
         }
-        pushesFamily.increment([provider, outcome])
+        pushes[provider][outcome].increment()
     }
 
     public func submitted(_ result: SMSSubmitResult) {
         switch result {
-        case .submitted: smsFamily.increment(["submitted"])
-        case .rejected: smsFamily.increment(["rejected"])
+        case .submitted: sms[0].increment()
+        case .rejected: sms[1].increment()
         }
     }
 
     public func reported(_ outcome: SMSOutcome) {
-        smsFamily.increment([outcome.rawValue])
+        switch outcome {
+        case .delivered: sms[2].increment()
+        case .failed: sms[3].increment()
+        case .expired: sms[4].increment()
+        }
     }
 
     public enum ReceiptKind: String, Sendable {
@@ -102,7 +159,7 @@ public final class DeliveryMetrics: Sendable {
 
     /// A receipt an app's report applied: an ack (`delivered`) or a read.
     public func receipt(_ kind: ReceiptKind) {
-        receiptsFamily.increment([kind.rawValue])
+        receipts[kind == .delivered ? 0 : 1].increment()
     }
 
     public func pinSMSSent() { pinSMSSentFamily.increment() }
@@ -113,12 +170,16 @@ public final class DeliveryMetrics: Sendable {
     }
 
     public func statusReport(_ outcome: StatusReportOutcome) {
-        statusReportsFamily.increment([outcome.rawValue])
+        switch outcome {
+        case .sent: statusReports[0].increment()
+        case .retried: statusReports[1].increment()
+        case .givenUp: statusReports[2].increment()
+        }
     }
 
     /// The channel a delivery is on (or ended on): `sms` once an SMS was asked for, `push` when pushed, else `none`.
-    static func channel(_ delivery: Delivery) -> String {
-        if delivery.smsRequested || delivery.sms != nil { return "sms" }
-        return delivery.wasPushed ? "push" : "none"
+    private static func channel(_ delivery: Delivery) -> Channel {
+        if delivery.smsRequested || delivery.sms != nil { return .sms }
+        return delivery.wasPushed ? .push : .none
     }
 }

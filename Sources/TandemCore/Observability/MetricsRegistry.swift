@@ -92,12 +92,16 @@ protocol MetricFamily: Sendable {
 }
 
 /// A monotonically increasing count per label set.
+///
+/// A series can be resolved once into a ``Counter`` handle (``series(_:)``): counting through the handle
+/// locks only that series and hashes nothing, for counts on hot paths whose label values are known in
+/// advance. A series appears in the exposition from its first increment, through a handle or not.
 public final class CounterFamily: MetricFamily {
     let name: String
     let help: String
     let labelNames: [String]
     var type: String { "counter" }
-    private let values = Mutex<[[String]: Double]>([:])
+    private let values = Mutex<[[String]: Counter]>([:])
 
     init(name: String, help: String, labelNames: [String]) {
         self.name = name
@@ -105,44 +109,60 @@ public final class CounterFamily: MetricFamily {
         self.labelNames = labelNames
     }
 
+    /// The series with these label values, in `labels` order (created, not yet shown, when new).
+    public func series(_ labels: [String] = []) -> Counter {
+        precondition(labels.count == labelNames.count, "\(name): expected labels \(labelNames)")
+        return values.withLock { all in
+            if let found = all[labels] { return found }
+            let created = Counter()
+            all[labels] = created
+            return created
+        }
+    }
+
     /// Adds `amount` (which must not be negative) to the series with these label values, in `labels` order.
     public func increment(_ labels: [String] = [], by amount: Double = 1) {
-        precondition(labels.count == labelNames.count, "\(name): expected labels \(labelNames)")
-        values.withLock { $0[labels, default: 0] += amount }
+        series(labels).increment(by: amount)
     }
 
     public func value(_ labels: [String] = []) -> Double {
-        values.withLock { $0[labels] ?? 0 }
+        values.withLock { $0[labels] }?.value ?? 0
     }
 
     func renderSamples(into out: inout String) {
         let snapshot = values.withLock { $0 }
-        for (labels, value) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+        for (labels, counter) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            guard let value = counter.shown else { continue }
             out += "\(name)\(MetricsRegistry.labelText(labelNames, labels)) \(MetricsRegistry.number(value))\n"
         }
     }
 }
 
-/// Observations counted into cumulative buckets per label set, with their sum and count.
-public final class HistogramFamily: MetricFamily {
-    struct Series {
-        var bucketCounts: [UInt64]
-        var sum: Double = 0
-        var count: UInt64 = 0
+/// One series of a ``CounterFamily``.
+public final class Counter: Sendable {
+    /// Nil until the first increment: a series resolved but never counted is not shown.
+    private let count = Mutex<Double?>(nil)
 
-        mutating func record(_ value: Double, inBucket index: Int) {
-            bucketCounts[index] += 1
-            sum += value
-            count += 1
-        }
+    /// Adds `amount`, which must not be negative.
+    public func increment(by amount: Double = 1) {
+        count.withLock { $0 = ($0 ?? 0) + amount }
     }
 
+    public var value: Double { shown ?? 0 }
+
+    var shown: Double? { count.withLock { $0 } }
+}
+
+/// Observations counted into cumulative buckets per label set, with their sum and count.
+///
+/// As with counters, a series can be resolved once into a ``Histogram`` handle (``series(_:)``) for hot paths.
+public final class HistogramFamily: MetricFamily {
     let name: String
     let help: String
     let labelNames: [String]
     let buckets: [Double]
     var type: String { "histogram" }
-    private let series = Mutex<[[String]: Series]>([:])
+    private let all = Mutex<[[String]: Histogram]>([:])
 
     init(name: String, help: String, labelNames: [String], buckets: [Double]) {
         self.name = name
@@ -151,24 +171,31 @@ public final class HistogramFamily: MetricFamily {
         self.buckets = buckets.sorted()
     }
 
-    public func observe(_ value: Double, _ labels: [String] = []) {
+    /// The series with these label values, in `labels` order (created, not yet shown, when new).
+    public func series(_ labels: [String] = []) -> Histogram {
         precondition(labels.count == labelNames.count, "\(name): expected labels \(labelNames)")
-        // The first bucket whose upper bound holds the value; counts are made cumulative when rendered.
-        let index = buckets.firstIndex(where: { value <= $0 }) ?? buckets.count
-        let slots = buckets.count + 1
-        series.withLock { all in
-            all[labels, default: Series(bucketCounts: Array(repeating: 0, count: slots))].record(value, inBucket: index)
+        return all.withLock { known in
+            if let found = known[labels] { return found }
+            let created = Histogram(buckets: buckets)
+            known[labels] = created
+            return created
         }
+    }
+
+    public func observe(_ value: Double, _ labels: [String] = []) {
+        series(labels).observe(value)
     }
 
     /// The number of observations with these labels.
     public func count(_ labels: [String] = []) -> UInt64 {
-        series.withLock { $0[labels]?.count ?? 0 }
+        all.withLock { $0[labels] }?.snapshot.count ?? 0
     }
 
     func renderSamples(into out: inout String) {
-        let snapshot = series.withLock { $0 }
-        for (labels, entry) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+        let snapshot = all.withLock { $0 }
+        for (labels, histogram) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let entry = histogram.snapshot
+            guard entry.count > 0 else { continue }
             var cumulative: UInt64 = 0
             for (index, bound) in buckets.enumerated() {
                 cumulative += entry.bucketCounts[index]
@@ -179,6 +206,36 @@ public final class HistogramFamily: MetricFamily {
             out += "\(name)_count\(MetricsRegistry.labelText(labelNames, labels)) \(entry.count)\n"
         }
     }
+}
+
+/// One series of a ``HistogramFamily``.
+public final class Histogram: Sendable {
+    struct Counts {
+        /// Per bucket (not cumulative), the last one above every bound.
+        var bucketCounts: [UInt64]
+        var sum: Double = 0
+        var count: UInt64 = 0
+    }
+
+    private let buckets: [Double]
+    private let counts: Mutex<Counts>
+
+    init(buckets: [Double]) {
+        self.buckets = buckets
+        counts = Mutex(Counts(bucketCounts: Array(repeating: 0, count: buckets.count + 1)))
+    }
+
+    public func observe(_ value: Double) {
+        // The first bucket whose upper bound holds the value; counts are made cumulative when rendered.
+        let index = buckets.firstIndex(where: { value <= $0 }) ?? buckets.count
+        counts.withLock { counts in
+            counts.bucketCounts[index] += 1
+            counts.sum += value
+            counts.count += 1
+        }
+    }
+
+    var snapshot: Counts { counts.withLock { $0 } }
 }
 
 /// A value read at scrape time.

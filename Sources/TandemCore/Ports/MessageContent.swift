@@ -17,13 +17,20 @@ public struct MessageContent: Sendable, Hashable {
 
     public init(messageID: GUID, sender: String, body: String, reference: String?, app: AppKey? = nil,
                 forceUCS2: Bool = false, presentation: PushPresentation = PushPresentation()) {
+        self.init(messageID: messageID, sender: sender, body: body, reference: reference, app: app, forceUCS2: forceUCS2,
+                  shared: SharedPresentation(wrappedValue: presentation))
+    }
+
+    /// With a presentation already shared (a ``SendCommand``'s `$presentation`): not copied, not compared.
+    public init(messageID: GUID, sender: String, body: String, reference: String?, app: AppKey? = nil,
+                forceUCS2: Bool = false, shared presentation: SharedPresentation) {
         self.messageID = messageID
         self.sender = sender
         self.body = body
         self.reference = reference
         self.app = app
         self.forceUCS2 = forceUCS2
-        self.presentation = presentation
+        _presentation = presentation
     }
 }
 

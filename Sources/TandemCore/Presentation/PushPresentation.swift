@@ -66,8 +66,17 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// Whether the push is the custom data alone (``dataOnly``).
     public var isDataOnly: Bool { dataOnly == true }
 
-    /// Whether this asks for nothing (renders as the default payload).
-    public var isEmpty: Bool { self == Self.empty }
+    /// Whether this asks for nothing (renders as the default payload): every field unset. Checked field by
+    /// field rather than against ``empty``, which copied both values on every message (a test holds the
+    /// list to the stored properties).
+    public var isEmpty: Bool {
+        title == nil && subtitle == nil && body == nil && titleLocKey == nil && titleLocArgs.isEmpty
+            && subtitleLocKey == nil && subtitleLocArgs.isEmpty && bodyLocKey == nil && bodyLocArgs.isEmpty
+            && launchImage == nil && summaryArg == nil && summaryArgCount == nil && badge == nil && sound == nil
+            && threadID == nil && category == nil && targetContentID == nil && contentAvailable == nil
+            && mutableContent == nil && customData.isEmpty && android == AndroidPresentation() && bwmi == nil
+            && dataOnly == nil
+    }
 
     /// The presentation with nothing set: the default payload.
     public static let empty = PushPresentation()

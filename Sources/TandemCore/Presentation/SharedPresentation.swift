@@ -5,6 +5,9 @@
 public struct SharedPresentation: Sendable, Hashable {
     private var box: Box?
 
+    /// The empty presentation.
+    public init() { box = nil }
+
     public init(wrappedValue: PushPresentation) {
         box = wrappedValue.isEmpty ? nil : Box(wrappedValue)
     }
@@ -13,6 +16,15 @@ public struct SharedPresentation: Sendable, Hashable {
         get { box?.value ?? .empty }
         set { box = newValue.isEmpty ? nil : Box(newValue) }
     }
+
+    /// Itself (`$presentation`): handed on as it is, it is neither copied out nor compared again.
+    public var projectedValue: SharedPresentation {
+        get { self }
+        set { self = newValue }
+    }
+
+    /// Whether the presentation is empty, without copying it out.
+    public var isEmpty: Bool { box == nil }
 
     public static func == (lhs: SharedPresentation, rhs: SharedPresentation) -> Bool {
         lhs.box === rhs.box || lhs.wrappedValue == rhs.wrappedValue

@@ -17,8 +17,8 @@ extension MessageIntake {
         do {
             try await startQueuedRecipients(ofEarlierMessagesIn: request)
             let addressed = try await resolvePushAddresses(in: request, now: now)
-            for command in request.messages {
-                try add(command, account: request.account, addressed: addressed, now: now, to: &plan)
+            for index in request.messages.indices {  // by index: each command is borrowed, not copied
+                try add(request.messages[index], account: request.account, addressed: addressed, now: now, to: &plan)
             }
         } catch {
             logger.error("intake lookup failed", ["error": .string("\(error)")])
@@ -47,9 +47,9 @@ extension MessageIntake {
             logger.error("intake commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
             return .failed
         }
-        for (command, message) in zip(request.messages, outcome.messages) {
+        for (index, message) in outcome.messages.enumerated() {
             guard case .accepted(_, let recipients) = message else { continue }
-            metrics.accepted(api: command.api, recipients: recipients.count { $0 == .accepted })
+            metrics.accepted(api: request.messages[index].api, recipients: recipients.count { $0 == .accepted })
         }
         return .stored(outcome, reply)
     }
@@ -67,14 +67,16 @@ extension MessageIntake {
 
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
         let messageID = self.messageID(now)
-        var presentation = command.presentation
+        var presentation = command.$presentation
         // A BWMI app's devices parse only BWMI's payload: a message that asks for no presentation gets its managed shape.
         if let app, presentation.isEmpty, try directory.rendersBWMIPushes(app: app.key) {
-            presentation.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
+            var managed = PushPresentation()
+            managed.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
+            presentation = SharedPresentation(wrappedValue: managed)
         }
         let content = MessageContent(messageID: messageID, sender: command.sender, body: command.body,
                                      reference: command.reference, app: app?.key, forceUCS2: command.dcs == 8,
-                                     presentation: presentation)
+                                     shared: presentation)
         let messageType = command.messageType ?? app?.defaultMessageType ?? .default
         let routing = RoutingRequest(allowedChannels: command.allowedChannels, appKey: app?.key,
                                      messageType: command.messageType)
@@ -82,14 +84,19 @@ extension MessageIntake {
         // refused region is rejected here, spooled or not; the others are decided once routed.
         let smsOnly = command.allowedChannels.allows(.sms) && (routing.appKey == nil || !command.allowedChannels.allows(.push))
         let countryRefusal = { (msisdn: MSISDN) -> RegionCode? in
-            guard smsOnly, account.smsCountries.mode == .enforce else { return nil }
+            guard smsOnly, account.smsCountries.mode == .enforce, account.smsCountries.countries != .anywhere else { return nil }
             let region = CallingCodes.region(of: msisdn)
             return account.smsCountries.countries.permits(region) ? nil : region
         }
-        let numbers: [MSISDN] = command.recipients.compactMap { if case .msisdn(let msisdn) = $0 { msisdn } else { nil } }
-        let valid = numbers.filter { countryRefusal($0) == nil }
-        let spooled = drainer != nil && earlier == nil && !valid.isEmpty
-            && configuration.spoolThreshold.map { valid.count >= $0 } == true
+        // The numbers the country rule lets through: counted first, listed only when a spool or the registry
+        // needs them (a message for one number without an app allocates no list).
+        let passes = { (recipient: Recipient) -> MSISDN? in
+            if case .msisdn(let msisdn) = recipient, countryRefusal(msisdn) == nil { msisdn } else { nil }
+        }
+        let validCount = command.recipients.count { passes($0) != nil }
+        let spooled = drainer != nil && earlier == nil && validCount > 0
+            && configuration.spoolThreshold.map { validCount >= $0 } == true
+        let valid = spooled || app != nil ? command.recipients.compactMap(passes) : []
         // A spooled message is routed when the drainer starts it, with the registrations of that moment.
         let registrations = try (spooled ? nil : app).map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
         let smsValidity = validUntil.map { $0 - now } ?? configuration.defaultSMSValidity
@@ -168,8 +175,8 @@ extension MessageIntake {
     /// its in-flight deliveries to the fallback's numbers exist to be superseded.
     private func startQueuedRecipients(ofEarlierMessagesIn request: IntakeRequest) async throws {
         guard let drainer else { return }
-        for command in request.messages {
-            guard let reference = command.fallbackFor,
+        for index in request.messages.indices {
+            guard let reference = request.messages[index].fallbackFor,
                   let earlier = try latestMessage(account: request.account, idOrReference: reference),
                   !earlier.queued.isEmpty else { continue }
             try await drainer.drain(message: earlier.id)
@@ -239,8 +246,8 @@ extension MessageIntake {
     private func resolvePushAddresses(in request: IntakeRequest,
                                       now: Timestamp) async throws -> [PushAddress: Result<(App, Registration), RecipientRejection>] {
         var resolved: [PushAddress: Result<(App, Registration), RecipientRejection>] = [:]
-        for command in request.messages {
-            for case .pushAddress(let address) in command.recipients where resolved[address] == nil {
+        for index in request.messages.indices {
+            for case .pushAddress(let address) in request.messages[index].recipients where resolved[address] == nil {
                 guard let app = try pushApp(named: address.app, account: request.account) else {
                     resolved[address] = .failure(.unknownPushApp(address.app))
                     continue
@@ -282,7 +289,7 @@ extension MessageIntake {
 
     /// The refusal of a push whose rendered payload would exceed its provider's limit on some target's platform.
     private func oversize(_ content: MessageContent, _ decision: RoutingDecision) -> RecipientRejection? {
-        guard let payloads, !content.presentation.isEmpty, case .push(let plan) = decision else { return nil }
+        guard let payloads, !content.$presentation.isEmpty, case .push(let plan) = decision else { return nil }
         for platform in Set(plan.targets.map(\.platform)) {
             if let (bytes, limit) = payloads.oversize(content, platform: platform) {
                 return .payloadTooLarge(platform, bytes: bytes, limit: limit)
