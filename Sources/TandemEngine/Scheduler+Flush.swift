@@ -272,17 +272,19 @@ extension Scheduler {
     /// After the commit: the table, the SMS indexes, timers and network actions; then the callers.
     private func act(on batch: PreparedBatch, keys: [DeliveryKey]) async {
         var work: [Dispatcher.Work] = []
-        for (item, key) in zip(batch.started, keys) {
-            let entry = Entry(key: key, recipient: item.new.recipient, content: item.new.content, delivery: item.delivery)
+        // By index, reading the batch in place: a started item or a change is not copied as a whole.
+        for index in batch.started.indices {
+            let key = keys[index]
+            let entry = Entry(key: key, recipient: batch.started[index].new.recipient, content: batch.started[index].new.content,
+                              delivery: batch.started[index].delivery)
             if !entry.delivery.isFinal { entries[key] = InFlight(entry, acceptedAt: batch.now) }
-            metrics.started(item.delivery)
+            metrics.started(entry.delivery)
             trackSMSSubmission(of: entry)
-            act(item.actions[...], key: key, entry: entry, into: &work)
+            act(batch.started[index].actions[...], key: key, entry: entry, into: &work)
         }
         for event in batch.changed {
-            let change = batch.changes[event.change]
-            count(change.event)
-            act(on: event, change.delivery, actions: batch.actions[event.actions], into: &work)
+            count(batch.changes[event.change].event)
+            act(on: event, batch.changes[event.change].delivery, actions: batch.actions[event.actions], into: &work)
         }
         dispatch(work)
         updateGauges()
