@@ -170,5 +170,22 @@ for literal in swift_strings(read("Tests/TandemCoreTests/PolicyTests.swift")):
     if literal.lstrip().startswith("{") and len(literal) > 8:
         put("policy", literal)
 
+# SCG and BWMI: the codec and service tests' JSON bodies (interpolations of a test token made concrete).
+token = "d" * 64
+for harness, names in (("scg", ["SCGCodecTests", "SCGMessagingServiceTests"]), ("bwmi", ["BWMICodecTests", "BWMIServiceTests"])):
+    for name in names:
+        for literal in swift_strings(read(f"Tests/TandemAPITests/{name}.swift")):
+            literal = re.sub(r"\\#?\((?:Self\.)?token\)", token, literal)
+            if literal.lstrip().startswith("{") and "\\(" not in literal:
+                put(harness, literal)
+put("scg", '{"from":"sender_id:Shop","to":["+31612345678","psh:apn@app@' + token + '"],"body":"Your code is 1234",'
+           '"options":{"push:badge":3,"push:sound":"default","push:soundx:critical":true,"push:alert:loc-arg:1":"a",'
+           '"push:appdata:n:seats:1":9.0,"push:appdata:o:address":"{\\"zip\\":\\"1\\"}"},"external_id":"x","expiry_time":"2030-01-01T00:00:00Z"}')
+put("scg", '{"state":"CANCELED"}')
+put("bwmi", '{"deviceId":"' + token + '","type":"IOS","user":{"phone":"+19883999901","email":"a@example.com"}}')
+put("bwmi", '{"nid":"42","did":"' + token + '","bid":"b1"}')
+put("bwmi", '{"to":[{"deviceId":"' + token + '"},{"phone":"+31612345678"},{"email":"a@example.com"}],"text":"Hi","bid":"b",'
+            '"faf":false,"badge":2,"sound":"default","options":{"messageType":"Critical"}}')
+
 for directory in sorted(corpus.iterdir()):
     print(f"{directory.name}: {len(list(directory.iterdir()))} files")
