@@ -37,14 +37,15 @@ public final class PinSimulator: PinSender, VoiceCaller {
     public static let kept = 1_000
 
     /// The latest deliveries, oldest first.
-    public var log: [Delivered] { delivered.withLock { $0 } }
+    public var log: [Delivered] { delivered.withLock { Array($0.suffix(Self.kept)) } }
 
     private func deliver(_ message: PinMessage, channel: Channel) async throws(PinDeliveryError) {
         if latency > .zero { try? await Task.sleep(for: latency) }
         guard !message.msisdn.e164.hasSuffix("000") else { throw PinDeliveryError("the simulated carrier refused the number") }
         delivered.withLock { log in
             log.append(Delivered(channel: channel, message: message))
-            if log.count > Self.kept { log.removeFirst(log.count - Self.kept) }
+            // Trimmed once it holds twice what it keeps: one move per `kept` deliveries, not one per delivery.
+            if log.count >= 2 * Self.kept { log.removeFirst(log.count - Self.kept) }
         }
         logger.info("simulated PIN delivered", ["channel": .string(channel.rawValue), "msisdn": .msisdn(message.msisdn),
                                                 "pin": .string(message.pin), "text": .string(message.text)])
