@@ -66,6 +66,51 @@ struct ObservabilityTests {
         #expect(latency.count(["/healthz"]) == 3)
     }
 
+    @Test("a series resolved into a handle shows from its first count, not before; counting by handle or by labels is one series")
+    func handles() {
+        let registry = MetricsRegistry()
+        let family = registry.counter("h_total", help: "h", labels: ["k"])
+        let histogramFamily = registry.histogram("h_seconds", help: "h", labels: ["k"], buckets: [1])
+        let counter = family.series(["a"])
+        let histogram = histogramFamily.series(["a"])
+        _ = family.series(["never"])
+        #expect(!registry.render().contains("h_total{"), "nothing counted yet: no series")
+        #expect(!registry.render().contains("h_seconds_count"))
+        counter.increment()
+        family.increment(["a"], by: 2)
+        histogram.observe(0.5)
+        histogramFamily.observe(2, ["a"])
+        let text = registry.render()
+        #expect(text.contains("h_total{k=\"a\"} 3\n"))
+        #expect(!text.contains("never"))
+        #expect(text.contains("h_seconds_bucket{k=\"a\",le=\"1\"} 1\n") && text.contains("h_seconds_count{k=\"a\"} 2\n"))
+        #expect(family.value(["a"]) == 3 && counter.value == 3 && histogramFamily.count(["a"]) == 2)
+        #expect(family.value(["never"]) == 0)
+    }
+
+    @Test("delivery metrics count every closed label value through its handle")
+    func deliveryMetricHandles() {
+        let registry = MetricsRegistry()
+        let metrics = DeliveryMetrics(registry: registry)
+        for outcome in [SMSOutcome.delivered, .failed, .expired] { metrics.reported(outcome) }
+        metrics.submitted(.submitted(references: ["r"]))
+        metrics.receipt(.read)
+        metrics.statusReport(.givenUp)
+        metrics.fellBack(.noRead)
+        metrics.pushed(.iOS, .accepted)
+        metrics.accepted(api: "mymsp", recipients: 1)
+        metrics.accepted(api: "other", recipients: 4)
+        let text = registry.render()
+        for line in ["tandem_sms_total{outcome=\"delivered\"} 1", "tandem_sms_total{outcome=\"failed\"} 1",
+                     "tandem_sms_total{outcome=\"expired\"} 1", "tandem_sms_total{outcome=\"submitted\"} 1",
+                     "tandem_receipts_total{kind=\"read\"} 1", "tandem_status_reports_total{outcome=\"given_up\"} 1",
+                     "tandem_fallbacks_total{cause=\"noRead\"} 1", "tandem_pushes_total{provider=\"apns\",outcome=\"accepted\"} 1",
+                     "tandem_messages_accepted_total{api=\"mymsp\"} 1", "tandem_messages_accepted_total{api=\"other\"} 4"] {
+            #expect(text.contains(line + "\n"), "\(line)")
+        }
+        #expect(!text.contains("tandem_receipts_total{kind=\"delivered\"}"), "an uncounted kind is not shown")
+    }
+
     @Test("counters stay exact under concurrent increments")
     func concurrentCounters() async {
         let registry = MetricsRegistry()
