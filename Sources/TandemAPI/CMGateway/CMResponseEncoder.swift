@@ -20,23 +20,24 @@ public enum CMResponseEncoder {
         var details = "Created \(accepted) message(s)"
         if rejected > 0 { details += ", \(rejected) rejected" }
         let code: CMErrorCode = rejected > 0 ? .notAllMessagesSent : .ok
-        var out = ""
-        out.reserveCapacity(64 + lines.count * 160)
+        // Written as bytes: no String to grow and copy out again.
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + lines.count * 192)
         appendEnvelopeStart(details: details, code: code, to: &out)
         for (position, line) in lines.enumerated() {
-            if position > 0 { out += "," }
+            if position > 0 { out.append(0x2C) }
             append(line, to: &out)
         }
-        out += "]}"
+        out.append(contentsOf: "]}".utf8)
         let status = rejected > 0 && accepted == 0 ? 400 : 200
-        return (status, Array(out.utf8))
+        return (status, out)
     }
 
     public static func jsonFailure(_ error: CMRequestError) -> (status: Int, body: [UInt8]) {
-        var out = ""
+        var out: [UInt8] = []
         appendEnvelopeStart(details: error.details, code: error.code, to: &out)
-        out += "]}"
-        return (httpStatus(for: error), Array(out.utf8))
+        out.append(contentsOf: "]}".utf8)
+        return (httpStatus(for: error), out)
     }
 
     /// `Error: ERROR <details>` as text, for XML and GET requests.
@@ -46,33 +47,38 @@ public enum CMResponseEncoder {
 
     private static func httpStatus(for error: CMRequestError) -> Int { error.code == .internalError ? 500 : 400 }
 
-    private static func appendEnvelopeStart(details: String, code: CMErrorCode, to out: inout String) {
-        out += #"{"details":"#
+    private static func appendEnvelopeStart(details: String, code: CMErrorCode, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"details":"#.utf8)
         JSONText.appendString(details, to: &out)
-        out += #","errorCode":\#(code.rawValue),"messages":["#
+        out.append(contentsOf: #","errorCode":"#.utf8)
+        out.append(contentsOf: String(code.rawValue).utf8)
+        out.append(contentsOf: #","messages":["#.utf8)
     }
 
-    private static func append(_ line: CMResponseLine, to out: inout String) {
-        out += #"{"to":"#
+    private static func append(_ line: CMResponseLine, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"to":"#.utf8)
         JSONText.appendString(line.to, to: &out)
-        out += line.accepted ? #","status":"Accepted""# : #","status":"Rejected""#
-        out += #","reference":"#
+        out.append(contentsOf: (line.accepted ? #","status":"Accepted""# : #","status":"Rejected""#).utf8)
+        out.append(contentsOf: #","reference":"#.utf8)
         appendOptional(line.reference, to: &out)
-        out += #","parts":\#(line.parts),"messageDetails":"#
+        out.append(contentsOf: #","parts":"#.utf8)
+        out.append(contentsOf: String(line.parts).utf8)
+        out.append(contentsOf: #","messageDetails":"#.utf8)
         appendOptional(line.details, to: &out)
-        out += #","messageErrorCode":\#(line.errorCode.rawValue)"#
+        out.append(contentsOf: #","messageErrorCode":"#.utf8)
+        out.append(contentsOf: String(line.errorCode.rawValue).utf8)
         if let messageID = line.messageID {
-            out += #","messageId":"#
+            out.append(contentsOf: #","messageId":"#.utf8)
             JSONText.appendString(messageID, to: &out)
         }
-        out += "}"
+        out.append(0x7D)
     }
 
-    private static func appendOptional(_ text: String?, to out: inout String) {
+    private static func appendOptional(_ text: String?, to out: inout [UInt8]) {
         if let text {
             JSONText.appendString(text, to: &out)
         } else {
-            out += "null"
+            out.append(contentsOf: "null".utf8)
         }
     }
 }

@@ -26,6 +26,33 @@ public enum JSONText {
         out += "\""
     }
 
+    /// The same literal appended as UTF-8 bytes, for bodies built as bytes (no `String` in between). UTF-8's
+    /// multi-byte sequences never contain bytes below 0x80, so escaping byte by byte is exact.
+    public static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+                out.append(contentsOf: bytes)  // nothing to escape: the common case, copied whole
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                default: out.append(byte)
+                }
+            }
+        }
+        out.append(0x22)
+    }
+
     /// `text` as a JSON string literal.
     public static func quoted(_ text: String) -> String {
         var out = ""
