@@ -22,6 +22,10 @@ struct AppCommand {
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app set-mymsp APP_KEY --user NAME --password-env VARIABLE [--event-url URL] [--config PATH]
+               tandem app mymsp-group APP_KEY NAME --recipients ID,ID,… [--short-name SHORT] [--config PATH]
+               tandem app mymsp-ungroup APP_KEY NAME [--config PATH]
+               tandem app mymsp-groups APP_KEY [--config PATH]
 
         create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
                        put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
@@ -45,6 +49,12 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        set-mymsp      Binds a myMSP user (the `user` of /external/notifications/…) to the app, one per app; the
+                       password (for `send` and the event poll) is read from the environment variable and stored
+                       hashed; --event-url receives each event as a form POST (else events are polled).
+        mymsp-group    Creates or replaces a recipient group (members: recipient ids of the app's user).
+        mymsp-ungroup  Deletes a recipient group.
+        mymsp-groups   Lists the recipient groups.
 
         """
 
@@ -54,7 +64,7 @@ struct AppCommand {
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
-                               "mode", "allow", "deny", "pin-length"],
+                               "mode", "allow", "deny", "pin-length", "user", "password-env", "event-url", "recipients", "short-name"],
             flags: ["sandbox"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
@@ -67,6 +77,10 @@ struct AppCommand {
         case "set-type": try await setType(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "set-mymsp": try await setMyMSP(parsed)
+        case "mymsp-group": try await setMyMSPGroup(parsed)
+        case "mymsp-ungroup": try await deleteMyMSPGroup(parsed)
+        case "mymsp-groups": try await listMyMSPGroups(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }
@@ -134,8 +148,10 @@ struct AppCommand {
         let usage = "tandem app show APP_KEY [--config PATH]"
         try parsed.expectOnly(["config"], usage: usage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
-        let details = try await withStore(parsed) { store throws(CommandFailure) in try Self.details(key, in: store) }
-        ProcessIO.writeOutput(AppText.details(details))
+        let (details, mymsp) = try await withStore(parsed) { store throws(CommandFailure) in
+            (try Self.details(key, in: store), Self.myMSPText(key, in: store))
+        }
+        ProcessIO.writeOutput(AppText.details(details) + mymsp)
     }
 
     private func rotateSecret(_ parsed: Arguments) async throws(CommandFailure) {

@@ -15,6 +15,7 @@ final class DeliveryStack: Sendable {
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
+    let mymsp: MyMSPService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
     let store: Store
@@ -61,6 +62,8 @@ final class DeliveryStack: Sendable {
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]),
                                      metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
+        mymsp = MyMSPService(directory: store, senders: store, intake: intake, scheduler: scheduler, now: now,
+                             configuration: configuration.mymsp, logger: logger.with(["component": "mymsp"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -75,6 +78,7 @@ final class DeliveryStack: Sendable {
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        MyMSPEndpoint(service: mymsp).register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }
 
@@ -106,6 +110,20 @@ final class DeliveryStack: Sendable {
             }
         })
         let retention = configuration.gateway.idempotencyRetention
+        let eventRetention = configuration.mymsp.eventRetention
+        tasks.add(Task {
+            let clock = SystemClock()
+            while !Task.isCancelled {
+                do {
+                    let purged = try await store.purgeMyMSPEvents(before: Timestamp(
+                        milliseconds: clock.now().milliseconds - eventRetention.milliseconds))
+                    if purged > 0 { logger.info("myMSP events purged", ["count": .int(Int64(purged))]) }
+                } catch {
+                    logger.error("myMSP event purge failed", ["error": .string("\(error)")])
+                }
+                try? await Task.sleep(for: .seconds(3_600))
+            }
+        })
         tasks.add(Task { await scheduler.run() })
         tasks.add(Task { await relay.run() })
         // Spools left by the previous run continue where they stand.

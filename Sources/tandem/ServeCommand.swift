@@ -142,7 +142,7 @@ struct ServeCommand {
         AdminAppsEndpoint(registry: store, adminToken: adminToken,
                           now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
                           isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
-                          prefixBlocks: stack.deviceAPI).register(in: &router)
+                          prefixBlocks: stack.deviceAPI, mymsp: store).register(in: &router)
         logger.info("admin API", ["enabled": .bool(adminToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])

@@ -18,6 +18,10 @@ import TandemHTTP
 /// | `GET /admin/apps/{appKey}/sms-blocks` | `{"blocks":[{"prefix","region","since","until","sent","verified"}]}` |
 /// | `DELETE /admin/apps/{appKey}/sms-blocks/{prefix}` | 204; 404 when the prefix is not blocked |
 /// | `PUT /admin/accounts/{productToken}/sms-countries` `{"mode"?,"allow"?\|"deny"?}` | account |
+/// | `PUT /admin/apps/{appKey}/mymsp` `{"user","password","eventUrl"?}` | `{"user","eventUrl"}` (never the password) |
+/// | `GET /admin/apps/{appKey}/mymsp` | `{"user","eventUrl","groups":[{"name","shortName","recipients":[id]}]}` |
+/// | `PUT /admin/apps/{appKey}/mymsp/groups/{name}` `{"shortName"?,"recipients":"id,id,…"}` | the group |
+/// | `DELETE /admin/apps/{appKey}/mymsp/groups/{name}` | 204; 404 when there is no such group |
 ///
 /// where app is `{"appKey","name","accountName","defaultMessageType","apns":{…}|null,"fcm":{…}|null,"createdAt"}`.
 ///
@@ -44,6 +48,8 @@ public struct AdminAppsEndpoint: Sendable {
     let logger: Logger
     /// The running defence against SMS pumping (its prefix blocks); nil: the block routes answer 503.
     let prefixBlocks: (any PrefixBlockControl)?
+    /// The myMSP users and groups; nil: the myMSP routes answer 503.
+    let mymsp: (any MyMSPDirectory)?
 
     /// - Parameters:
     ///   - adminToken: the bearer token; nil or empty turns the API off (every route 403).
@@ -52,13 +58,14 @@ public struct AdminAppsEndpoint: Sendable {
     ///   - prefixBlocks: the device API's prefix blocks, listed and lifted by the admin API.
     public init(registry: any AppRegistry, adminToken: String?, now: @escaping @Sendable () -> Timestamp,
                 isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
-                prefixBlocks: (any PrefixBlockControl)? = nil) {
+                prefixBlocks: (any PrefixBlockControl)? = nil, mymsp: (any MyMSPDirectory)? = nil) {
         self.registry = registry
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.now = now
         self.isRegularFile = isRegularFile
         self.logger = logger.with(["component": "admin"])
         self.prefixBlocks = prefixBlocks
+        self.mymsp = mymsp
     }
 
     public func register(in router: inout HTTPRouter) {
@@ -76,6 +83,7 @@ public struct AdminAppsEndpoint: Sendable {
         router.add(.PUT, "/admin/apps/{appKey}/fcm", asyncRoute { request throws(AdminFailure) in try await self.setFCM(request) })
         router.add(.PUT, "/admin/apps/{appKey}/type", asyncRoute { request throws(AdminFailure) in try await self.setType(request) })
         registerSMSProtection(in: &router)
+        registerMyMSP(in: &router)
     }
 
     // MARK: - Authorization
