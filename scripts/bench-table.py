@@ -28,7 +28,7 @@ def load(path):
 R = load(sys.argv[1])
 
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
-SECTION = {"healthz": "healthz", "single": "gateway", "bulk": "gateway", "receipts": "receipts",
+SECTION = {"healthz": "healthz", "single": "gateway", "bulk": "gateway", "receipts": "receipts", "mymspsend": "mymsp", "mymspget": "mymsp",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
            "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
@@ -137,6 +137,16 @@ def receipts_target():
 
 row("3 receipts (delivery acks)", receipts_measured,
     lambda: f"{healthz()} (ratio {num('receipts_rps') / num('healthz_rps'):.2f})", receipts_target)
+
+# 3b. myMSP send and get
+row("3b myMSP send (1 recipient)",
+    lambda: f"{grouped(num('mymspsend_rps'))} req/s, p99 {ms('mymspsend_p99'):.2f} ms, {int(num('mymspsend_non2xx'))} non-2xx",
+    lambda: f"{healthz()} (ratio {num('mymspsend_rps') / num('healthz_rps'):.2f})",
+    lambda: f"≥ 0.2× /healthz [{verdict(num('mymspsend_rps') >= 0.2 * num('healthz_rps'))}]")
+row("3c myMSP get",
+    lambda: f"{grouped(num('mymspget_rps'))} req/s, p99 {ms('mymspget_p99'):.2f} ms, {int(num('mymspget_non2xx'))} non-2xx",
+    lambda: f"{healthz()} (ratio {num('mymspget_rps') / num('healthz_rps'):.2f})",
+    lambda: f"≥ 0.4× /healthz [{verdict(num('mymspget_rps') >= 0.4 * num('healthz_rps'))}]")
 
 # 4. timers
 def timers_target():
