@@ -172,13 +172,16 @@ extension Store: MyMSPDirectory {
         }
     }
 
-    public func mymspNextNumber() async throws(StoreError) -> Int64 {
-        try await write { (db: Connection) throws(StoreError) -> Int64 in try Self.nextNumber(on: db) }
+    public func mymspReserveNumbers(_ count: Int) async throws(StoreError) -> ClosedRange<Int64> {
+        try await write { (db: Connection) throws(StoreError) -> ClosedRange<Int64> in
+            let last = try Self.nextNumber(adding: Int64(max(1, count)), on: db)
+            return (last - Int64(max(1, count)) + 1)...last
+        }
     }
 
-    private static func nextNumber(on db: Connection) throws(StoreError) -> Int64 {
-        guard let number = try db.scalar("UPDATE mymsp_sequence SET last = last + 1 WHERE id = 1 RETURNING last",
-                                          as: Int64.self) else {
+    private static func nextNumber(adding count: Int64 = 1, on db: Connection) throws(StoreError) -> Int64 {
+        guard let number = try db.scalar("UPDATE mymsp_sequence SET last = last + ? WHERE id = 1 RETURNING last",
+                                          [.integer(count)], as: Int64.self) else {
             throw .decoding(column: "mymsp_sequence", message: "no sequence row")
         }
         return number
@@ -226,13 +229,15 @@ extension Store: MyMSPDirectory {
         }
     }
 
+    /// Through the `deliveries_inbox` index (pushed deliveries by recipient): a notification whose push was
+    /// refused at routing (no pushable key) is not listed.
     public func mymspNotifications(device: DeviceID, after: Int64, sentAfter: Timestamp?,
                                    limit: Int) throws(StoreError) -> [MyMSPNotification] {
         try read { (db: Connection) throws(StoreError) -> [MyMSPNotification] in
             try db.query("""
                 SELECT d.id, d.final, m.created_at, m.body, CAST(json_extract(m.extra, '$.msgno') AS INTEGER) AS msgno
                 FROM deliveries d JOIN messages m ON m.id = d.message_id
-                WHERE d.msisdn = ? AND m.api = 'mymsp' AND msgno > ? AND m.created_at >= ?
+                WHERE d.msisdn = ? AND d.pushed = 1 AND m.api = 'mymsp' AND msgno > ? AND m.created_at >= ?
                 ORDER BY msgno LIMIT ?
                 """, [.text(DeliveryRecipient.device(device).storedText), .integer(after),
                       .integer(sentAfter?.milliseconds ?? Int64.min), .integer(Int64(limit))]).map { (row) throws(StoreError) in

@@ -59,7 +59,10 @@ struct MyMSPStoreTests {
                 }
             }
             #expect(origins == ["mymsp/iOS", "mymsp/Android"])
-            #expect(try await store.mymspNextNumber() == 5)  // notifications share the space
+            #expect(try await store.mymspReserveNumbers(100) == 5...104)  // notifications share the space
+            _ = try await store.mymspSubscribe(user: user, recipient: 2_000_001, provider: .apns, key: key, subject: "",
+                                               destination: "/s", at: Self.t0)
+            #expect(try events(store, user).last?.0 == 105)
         }
     }
 

@@ -5,9 +5,9 @@ The sequence is the issue's acceptance: subscribe → send to ids and a group �
 acknowledged) → updatekey reactivates → unsubscribe keeps it active → unsubscribeall deactivates it (a send to
 it alone → 28) → an APNs 410 makes ACTION_UNSUB_ALL → the poll with clean=true."""
 import datetime
+import ipaddress
 import json
-import subprocess
-import sys
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -37,7 +37,6 @@ class FCM:
         tls_key = ec.generate_private_key(ec.SECP256R1())
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
         now = datetime.datetime.now(datetime.timezone.utc)
-        import ipaddress
         cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(tls_key.public_key())
                 .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
                 .not_valid_after(now + datetime.timedelta(days=2))
@@ -178,6 +177,7 @@ def test_mymsp_end_to_end(apns, fcm, events, serve, monkeypatch):
     assert out.returncode == 0, out.stderr
     long_text = "Breaking: " + "x" * 3_990
     assert len(long_text.encode()) == 4_000
+    sent_at = time.time()
     [msgno] = accepted(server, "send", user="dpnuser", pwd=PASSWORD, message=long_text, recipients=f"{ios}, all",
                        collapsekey="news", timetolive="600", delaywhileidle="true", restrictedpackagename="com.example.news")
     assert int(msgno) > int(forms[1]["msgNo"])
@@ -185,6 +185,7 @@ def test_mymsp_end_to_end(apns, fcm, events, serve, monkeypatch):
     assert push["status"] == 200 and push["token"] == ios_token, push
     assert push["payload"]["msgno"] == int(msgno), push["payload"]
     assert push["headers"]["apns-collapse-id"] == "news", push["headers"]
+    assert sent_at + 590 <= int(push["headers"]["apns-expiration"]) <= time.time() + 600, push["headers"]
     assert push["payload_size"] <= 4096 and len(push["payload"]["aps"]["alert"]["body"]) < 4_000
     [fcm_send] = wait_for(lambda: fcm.sends() or None, what="the FCM send")
     message = fcm_send["message"]

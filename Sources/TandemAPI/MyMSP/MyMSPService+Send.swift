@@ -14,7 +14,7 @@ extension MyMSPService {
             logger.error("myMSP user without a usable app or account", ["user": .string(user.name), "app": .string(user.app.text)])
             throw MyMSPError.unknown
         }
-        let msgno = try await directory.mymspNextNumber()
+        let msgno = try await numbers.next()
         let command = Self.command(request, msgno: msgno, recipients: recipients, app: app, messageType: configuration.messageType)
         let result = await intake.submit(IntakeRequest(account: account, messages: [command])) { outcome in
             guard case .accepted(_, let outcomes)? = outcome.messages.first, outcomes.contains(.accepted) else {

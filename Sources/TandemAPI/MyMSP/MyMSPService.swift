@@ -13,8 +13,10 @@ import TandemEngine
 ///   scheduler as the recipient's receipt;
 /// - events are stored with their msgno and queued in the same transaction for the user's event URL (the
 ///   durable outbox); a dead key's event is made by the store (migration 22).
-/// Not guaranteed: that a msgno is used (a `send` refused after taking one leaves a gap); exactly-once
-/// event pushes (the outbox posts at least once).
+/// Not guaranteed: that a msgno is used (a `send` refused after taking one leaves a gap, and msgnos are
+/// reserved in blocks); that concurrent `send`s to one recipient commit in msgno order (a `get` between
+/// their commits may list the higher one first, and a `lastmsgno` taken from it then skips the other);
+/// exactly-once event pushes (the outbox posts at least once).
 public final class MyMSPService: Sendable {
     /// The API's methods, by the last path segment.
     public enum Method: String, Sendable, CaseIterable {
@@ -43,6 +45,7 @@ public final class MyMSPService: Sendable {
     let now: @Sendable () -> Timestamp
     let configuration: Configuration.MyMSP
     let limits: MyMSPLimits
+    let numbers: MyMSPNumbers
     let logger: Logger
 
     public init(directory: any MyMSPDirectory, senders: any SenderDirectory, intake: MessageIntake, scheduler: Scheduler,
@@ -55,6 +58,7 @@ public final class MyMSPService: Sendable {
         self.now = now
         self.configuration = configuration
         limits = MyMSPLimits(configuration)
+        numbers = MyMSPNumbers(directory: directory)
         self.logger = logger
     }
 

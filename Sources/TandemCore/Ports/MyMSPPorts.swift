@@ -140,8 +140,8 @@ public protocol MyMSPDirectory: Sendable {
     /// inactive). Nil: no such recipient; false: it was inactive (no event).
     func mymspUnsubscribe(user: MyMSPUser, recipient: Int64, deactivate: Bool, subject: String, destination: String,
                           at: Timestamp) async throws -> Bool?
-    /// The next msgno of the shared space (for a notification, before it is sent).
-    func mymspNextNumber() async throws -> Int64
+    /// Reserves the next `count` msgnos of the shared space (for notifications, before they are sent).
+    func mymspReserveNumbers(_ count: Int) async throws -> ClosedRange<Int64>
     /// The user's active recipients among `ids` and the members of the groups named (by name or short
     /// name) in `groups`, in first-named order, without duplicates.
     func mymspActiveRecipients(user: Int64, ids: [Int64], groups: [String]) throws -> [MyMSPRecipient]
