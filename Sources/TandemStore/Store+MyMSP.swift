@@ -13,7 +13,7 @@ extension Store: MyMSPDirectory {
         }
     }
 
-    /// The users, by name (for `tandem app show` and the admin API).
+    /// The user bound to `app`, if any (for `tandem app show`, the groups commands and the admin API).
     public func mymspUser(app: AppKey) throws(StoreError) -> MyMSPUser? {
         try read { (db: Connection) throws(StoreError) -> MyMSPUser? in
             guard let row = try db.queryFirst("""

@@ -14,7 +14,7 @@ public enum MyMSPServiceProvider: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// What app and server send to myMSP: one `user` bound to one Tandem app.
+/// A myMSP account (`user`): one name bound to one Tandem app, whose installs are its recipients.
 public struct MyMSPUser: Sendable, Hashable {
     public let id: Int64
     public let name: String
@@ -112,7 +112,7 @@ public struct MyMSPGroup: Sendable, Hashable {
 
 /// What a subscribe or an update did.
 public enum MyMSPRecipientChange: Sendable, Hashable {
-    /// Done: the recipient's id, whether it was reactivated, and the event created (if any).
+    /// Done: the recipient's id and whether the change reactivated it.
     case done(recipient: Int64, reactivated: Bool)
     /// No recipient with that id for this user.
     case unknownRecipient
