@@ -4,13 +4,12 @@ import TandemEngine
 extension MyMSPService {
     /// `send`: the quota (11), the recipients (28 when none is an active DPN recipient of the user), then
     /// one push-only ``SendCommand`` through the intake; `A` and the msgno once committed.
-    func send(_ request: MyMSPCodec.Send, user: MyMSPUser) async throws -> Reply {
+    func send(_ request: MyMSPCodec.Send, user: MyMSPUser, sender: (app: App, account: Account)?) async throws -> Reply {
         let now = now()
         guard limits.quotaAllows(user: user.id, now: now) else { throw MyMSPError.quotaExceeded }
         let recipients = try directory.mymspActiveRecipients(user: user.id, ids: request.recipientIDs, groups: request.groups)
         guard !recipients.isEmpty else { throw MyMSPError.noRecipients }
-        guard let app = try senders.app(key: user.app), let account = try senders.account(productToken: app.account),
-              !account.disabled else {
+        guard let (app, account) = sender, !account.disabled else {
             logger.error("myMSP user without a usable app or account", ["user": .string(user.name), "app": .string(user.app.text)])
             throw MyMSPError.unknown
         }

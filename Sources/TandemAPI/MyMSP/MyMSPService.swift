@@ -46,6 +46,7 @@ public final class MyMSPService: Sendable {
     let configuration: Configuration.MyMSP
     let limits: MyMSPLimits
     let numbers: MyMSPNumbers
+    let users: MyMSPUsers
     let logger: Logger
 
     public init(directory: any MyMSPDirectory, senders: any SenderDirectory, intake: MessageIntake, scheduler: Scheduler,
@@ -59,6 +60,7 @@ public final class MyMSPService: Sendable {
         self.configuration = configuration
         limits = MyMSPLimits(configuration)
         numbers = MyMSPNumbers(directory: directory)
+        users = MyMSPUsers(directory: directory, senders: senders)
         self.logger = logger
     }
 
@@ -66,7 +68,8 @@ public final class MyMSPService: Sendable {
     public func handle(_ method: Method, parameters: MyMSPCodec.Parameters, path: String, clientIP: String?) async -> Reply {
         do {
             let credentials = try MyMSPCodec.credentials(parameters, password: method == .send || method == .received)
-            guard let user = try directory.mymspUser(name: credentials.user) else { throw MyMSPError.authorization }
+            guard let entry = try users.entry(name: credentials.user, now: now()) else { throw MyMSPError.authorization }
+            let user = entry.user
             if let password = credentials.password,
                !MyMSPPassword.matches(password, salt: user.passwordSalt, hash: user.passwordHash) {
                 throw MyMSPError.authorization
@@ -91,7 +94,7 @@ public final class MyMSPService: Sendable {
                 if let refusal = charge(.get, clientIP: clientIP, user: user) { return refusal }
                 return try get(request, user: user)
             case .send:
-                return try await send(try MyMSPCodec.send(parameters), user: user)
+                return try await send(try MyMSPCodec.send(parameters), user: user, sender: entry.sender)
             case .received:
                 let request = try MyMSPCodec.poll(parameters)
                 let events = try directory.mymspEvents(user: user.id, after: request.lastMsgID, limit: Self.pageLimit)
