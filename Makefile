@@ -14,12 +14,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 4
 FUZZ_HARNESSES ?=
 
-.PHONY: run test bench build release bootstrap unit integration fuzz fuzz-smoke clean help
+.PHONY: run test bench bench-compare build release bootstrap unit integration fuzz fuzz-smoke clean help
 
 help:
 	@echo "make run     build (release) and serve $(CONFIG) on http://127.0.0.1:8080"
 	@echo "make test    unit tests (swift test) and black-box integration tests"
 	@echo "make bench   every benchmark (HTTP, store, timers, providers, memory) and a summary table"
+	@echo "make bench-compare BASE=<revision>   rows 1-3 of make bench for BASE beside this tree, in one run"
 	@echo "make fuzz    every libFuzzer harness for FUZZ_SECONDS (60) each, executions per harness in a table"
 
 bootstrap:
@@ -71,6 +72,16 @@ bench: $(VENV)/.ready
 	@scripts/bootstrap.sh bench
 	$(SWIFT) build -c release --product tandem
 	@PYTHON=$(abspath $(VENV))/bin/python scripts/bench.sh $(RELEASE_BIN)
+
+# BASE (a git revision) is built in a worktree under .build/ (removed afterwards) and measured beside this tree.
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git revision> [ROUNDS=2]"; exit 2; }
+	@scripts/bootstrap.sh bench
+	$(SWIFT) build -c release --product tandem
+	rm -rf .build/bench-base && git worktree prune && git worktree add --detach .build/bench-base $(BASE)
+	cd .build/bench-base && $(SWIFT) build -c release --product tandem
+	scripts/bench-compare.sh .build/bench-base/.build/release/tandem $(RELEASE_BIN) $(or $(ROUNDS),2); \
+	  status=$$?; git worktree remove --force .build/bench-base; exit $$status
 
 clean:
 	rm -rf .build $(VENV) data

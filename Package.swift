@@ -18,18 +18,23 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // Pure domain: types, policies, configuration, routing, lifecycle. No C, no I/O.
         .target(name: "TandemCore"),
         .target(name: "TandemEngine", dependencies: ["TandemCore"]),
         .target(name: "TandemStore", dependencies: ["TandemCore", "CSQLite"]),
+        // The same ports on PostgreSQL, through libpq.
+        .target(name: "TandemPostgres", dependencies: ["TandemCore", "CLibPQ"]),
         .target(name: "TandemHTTP", dependencies: ["CMicroHTTPD"]),
         // libcrypto's digests, MACs and random bytes for the API adapters and the providers.
         .target(name: "TandemCrypto", dependencies: ["CCrypto"]),
         .target(name: "TandemProviders", dependencies: ["TandemCore", "TandemCrypto", "CCurl"]),
         .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemEngine", "TandemHTTP", "TandemCrypto"]),
         .executableTarget(name: "tandem",
-                          dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemHTTP", "TandemAPI", "TandemProviders"]),
+                          dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemHTTP", "TandemAPI", "TandemProviders",
+                                         "TandemCrypto"]),
 
         // Tests/Fuzz (libFuzzer harnesses, each with its own main from libFuzzer) is deliberately not a target:
         // scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
@@ -40,9 +45,10 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
+        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
-                                                          "TandemStore", "TandemTestSupport", "CSQLite"]),
+                                                          "TandemStore", "TandemTestSupport", "CSQLite", "TandemProviders"]),
         .testTarget(name: "TandemProvidersTests", dependencies: ["TandemProviders", "TandemCore", "TandemCrypto", "TandemTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Gateway benchmarks, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
 #  (1b) single-recipient JSON POST /v1.0/message — durable before the reply — wrk -t2 -c64 -d10s
+#  (1b') the same through the SCG API: POST /scg-external-api/api/v1/messaging/message_requests with a bearer
+#       token, one phone number, durable before the reply — wrk -t2 -c64 -d10s, right after (1b) on the same server
 #  (1c) 1,000-recipient JSON requests — recipients/s accepted — wrk -t2 -c8 -d10s; such a message is spooled
 #       (its recipient list stored as one row, durable before the reply) and started by the spool drainer, so
 #       (1d) follows: the drainer's rate, deliveries started per second in the 10 s after the load stopped
@@ -15,9 +17,15 @@ cat > "$work/gateway.json" <<JSON
   "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false } }
 JSON
 token=$("$bin" account create Bench --config "$work/gateway.json" | awk '/product token/ {print $3}')
-python3 - "$token" "$work" <<'PY'
+scg_token=$("$bin" scg token create "$token" --label bench --config "$work/gateway.json" | awk '/^token:/ {print $2}')
+python3 - "$token" "$work" "$scg_token" <<'PY'
 import json, sys
-token, work = sys.argv[1], sys.argv[2]
+token, work, scg_token = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(f"{work}/scg.lua", "w") as lua:
+    lua.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
+    lua.write('wrk.headers["Authorization"] = "Bearer ' + scg_token + '"\n')
+    lua.write("wrk.body = " + json.dumps(json.dumps({"from": "Bench", "to": ["+31612345678"], "body": "Your code is 123456",
+                                                      "external_id": "bench"})) + "\n")
 def request(numbers):
     return json.dumps({"messages": {"authentication": {"producttoken": token}, "msg": [
         {"from": "Bench", "to": [{"number": n} for n in numbers], "body": {"content": "Your code is 123456"},
@@ -34,8 +42,8 @@ trap 'kill "$server" 2>/dev/null || true' EXIT
 # Accepted recipients stored: those with a delivery and those still waiting in a spool.
 count() { sqlite3 "$work/gateway.sqlite" "SELECT (SELECT count(*) FROM deliveries) + (SELECT coalesce(sum(total - started), 0) FROM message_spools)"; }
 started() { sqlite3 "$work/gateway.sqlite" "SELECT count(*) FROM deliveries"; }
-run() {  # name connections duration
-  wrk -t2 -c"$2" -d"$3" --latency -s "$work/$1.lua" "$url/v1.0/message" > "$work/wrk-$1.txt"
+run() {  # name connections duration [path]
+  wrk -t2 -c"$2" -d"$3" --latency -s "$work/$1.lua" "$url${4:-/v1.0/message}" > "$work/wrk-$1.txt"
 }
 
 before=$(count)
@@ -48,6 +56,18 @@ printf '   requests/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio 
 printf '   requests completed: %s, non-2xx: %s, deliveries stored: %s\n' "$requests" "$bad" "$((after - before))"
 record single_rps "$rps"; record single_p50 "$p50"; record single_p99 "$p99"; record single_requests "$requests"
 record single_non2xx "$bad"; record single_stored "$((after - before))"; record single_conditions "POST /v1.0/message JSON, 1 recipient, durable before reply; wrk -t2 -c64 -d10s"
+single_rps=$rps
+
+before=$(count)
+run scg 64 10s /scg-external-api/api/v1/messaging/message_requests
+read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-scg.txt")"
+sleep 0.5; after=$(count)
+echo "== (1b') POST /scg-external-api/api/v1/messaging/message_requests, 1 phone number: wrk -t2 -c64 -d10s (bearer token, durable before reply)"
+printf '   requests/s: %s   p50: %s   p99: %s   beside the CM single-recipient %s req/s of this run (ratio %s)   (target >= 0.9x)\n' \
+  "$rps" "$p50" "$p99" "$single_rps" "$(python3 -c "print(f'{$rps/$single_rps:.2f}')")"
+printf '   requests completed: %s, non-2xx: %s, deliveries stored: %s\n' "$requests" "$bad" "$((after - before))"
+record scg_rps "$rps"; record scg_p50 "$p50"; record scg_p99 "$p99"; record scg_requests "$requests"
+record scg_non2xx "$bad"; record scg_stored "$((after - before))"; record scg_conditions "POST …/messaging/message_requests JSON, Authorization: Bearer, 1 phone number, durable before reply; wrk -t2 -c64 -d10s after (1b) on the same server"
 
 before=$(count); started_before=$(started)
 run bulk 8 10s

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # myMSP benchmark, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
-#  (1e) POST /external/notifications/send to one recipient (a form with user, pwd, message, recipients), each answered
+#  (1f) POST /external/notifications/send to one recipient (a form with user, pwd, message, recipients), each answered
 #       A + msgno once the notification and its delivery are committed; wrk -t2 -c64 -d5s.
-#  (1f) GET /external/notifications/get for a recipient with one notification (its line, and the delivery
+#  (1g) GET /external/notifications/get for a recipient with one notification (its line, and the delivery
 #       acknowledgement handed to the scheduler); wrk -t2 -c64 -d5s.
 # The abuse limits are turned off (`null`) so that the run measures the work, not the refusals.
 # Usage: scripts/bench-mymsp.sh path/to/tandem WORKDIR HEALTHZ_RPS
@@ -36,7 +36,7 @@ wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
 LUA
 ratio() { python3 -c "print(f'{$1/$healthz:.2f}')"; }
 
-echo "== (1e) POST /external/notifications/send (1 recipient, committed before A + msgno): wrk -t2 -c$connections -d5s"
+echo "== (1f) POST /external/notifications/send (1 recipient, committed before A + msgno): wrk -t2 -c$connections -d5s"
 before=$(sqlite3 "$db" "SELECT count(*) FROM messages WHERE api = 'mymsp'")
 wrk -t2 -c"$connections" -d5s --latency -s "$work/mymsp-send.lua" "$url/external/notifications/send" > "$work/wrk-mymsp-send.txt"
 read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-mymsp-send.txt")"
@@ -47,7 +47,7 @@ printf '   requests completed: %s, non-2xx: %s; notifications stored: %s\n' "$re
 record mymspsend_rps "$rps"; record mymspsend_p50 "$p50"; record mymspsend_p99 "$p99"; record mymspsend_non2xx "$bad"
 record mymspsend_requests "$requests"; record mymspsend_stored "$stored"
 
-echo "== (1f) GET /external/notifications/get (one notification listed, its ack to the scheduler): wrk -t2 -c$connections -d5s"
+echo "== (1g) GET /external/notifications/get (one notification listed, its ack to the scheduler): wrk -t2 -c$connections -d5s"
 wrk -t2 -c"$connections" -d5s --latency "$url/external/notifications/get?user=bench&recipientid=$getter&lastmsgno=0" \
   > "$work/wrk-mymsp-get.txt"
 read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-mymsp-get.txt")"

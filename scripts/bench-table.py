@@ -28,7 +28,8 @@ def load(path):
 R = load(sys.argv[1])
 
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
-SECTION = {"healthz": "healthz", "single": "gateway", "bulk": "gateway", "receipts": "receipts", "mymspsend": "mymsp", "mymspget": "mymsp",
+SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
+           "mymspsend": "mymsp", "mymspget": "mymsp",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
            "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
@@ -110,6 +111,12 @@ row("1 single-recipient accept",
     lambda: f"{healthz()} (ratio {num('single_rps') / num('healthz_rps'):.2f})",
     lambda: f"≥ 20,000 req/s [{verdict(num('single_rps') >= 20_000)}], p99 < 10 ms [{verdict(ms('single_p99') < 10)}]")
 
+# 1'. the same through the SCG API, beside the CM figure of the same run
+row("1' SCG single-recipient accept",
+    lambda: f"{grouped(num('scg_rps'))} req/s, p99 {ms('scg_p99'):.2f} ms ({checks('scg', 'scg_stored')})",
+    lambda: f"CM single-recipient {grouped(num('single_rps'))} req/s (ratio {num('scg_rps') / num('single_rps'):.2f})",
+    lambda: f"≥ 0.9× CM [{verdict(num('scg_rps') >= 0.9 * num('single_rps'))}]")
+
 # 2. bulk accept
 row("2 bulk accept",
     lambda: f"{grouped(num('bulk_recipients_per_s'))} recipients/s accepted (p99 {ms('bulk_p99'):.0f} ms; "
@@ -138,12 +145,32 @@ def receipts_target():
 row("3 receipts (delivery acks)", receipts_measured,
     lambda: f"{healthz()} (ratio {num('receipts_rps') / num('healthz_rps'):.2f})", receipts_target)
 
-# 3b. myMSP send and get
-row("3b myMSP send (1 recipient)",
+# 3b. BWMI acknowledgements
+def bwmi_measured():
+    answered = int(num("bwmi_acks_requests")) - int(num("bwmi_acks_non2xx"))
+    lost = max(0, answered - int(num("bwmi_acks_acked")))
+    bad = int(num("bwmi_acks_non2xx"))
+    return (f"{grouped(num('bwmi_acks_rps'))} acks/s, p99 {ms('bwmi_acks_p99'):.2f} ms; "
+            + (f"{grouped(lost)} of {grouped(answered)} 201 NOT RECORDED" if lost else f"all {grouped(answered)} 201 recorded")
+            + (f", {grouped(bad)} REFUSED (non-2xx)" if bad else ""))
+
+
+def bwmi_target():
+    answered = int(num("bwmi_acks_requests")) - int(num("bwmi_acks_non2xx"))
+    none_lost = int(num("bwmi_acks_non2xx")) == 0 and int(num("bwmi_acks_acked")) >= answered
+    return (f"≥ 0.4× /healthz [{verdict(num('bwmi_acks_rps') >= 0.4 * num('healthz_rps'))}], "
+            f"none lost [{verdict(none_lost)}]")
+
+
+row("3b BWMI PUT /acks", bwmi_measured,
+    lambda: f"{healthz()} (ratio {num('bwmi_acks_rps') / num('healthz_rps'):.2f})", bwmi_target)
+
+# 3c. myMSP send and get
+row("3c myMSP send (1 recipient)",
     lambda: f"{grouped(num('mymspsend_rps'))} req/s, p99 {ms('mymspsend_p99'):.2f} ms, {int(num('mymspsend_non2xx'))} non-2xx",
     lambda: f"{healthz()} (ratio {num('mymspsend_rps') / num('healthz_rps'):.2f})",
     lambda: f"≥ 0.2× /healthz [{verdict(num('mymspsend_rps') >= 0.2 * num('healthz_rps'))}]")
-row("3c myMSP get",
+row("3d myMSP get",
     lambda: f"{grouped(num('mymspget_rps'))} req/s, p99 {ms('mymspget_p99'):.2f} ms, {int(num('mymspget_non2xx'))} non-2xx",
     lambda: f"{healthz()} (ratio {num('mymspget_rps') / num('healthz_rps'):.2f})",
     lambda: f"≥ 0.4× /healthz [{verdict(num('mymspget_rps') >= 0.4 * num('healthz_rps'))}]")
@@ -250,6 +277,7 @@ def conditions():
         "answered after 5 ms, delivery report 500 ms later; simulator.logEvents off), access log off (on for /healthz)",
         f"1-3 reference: GET /healthz, {value('healthz_conditions')}",
         f"1: {value('single_conditions')}",
+        f"1': {value('scg_conditions')}",
         f"2: {value('bulk_conditions')}",
         f"3: {value('receipts_conditions')}",
         f"4: tandem bench timers, wheel and heap in one process, the scheduler's pattern (ids row × 4 + kind, "

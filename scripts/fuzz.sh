@@ -32,26 +32,29 @@ declare -A deps=(
   [TandemCrypto]=""
   [TandemHTTP]=""
   [TandemEngine]="TandemCore"
+  [TandemStore]="TandemCore"
   [TandemAPI]="TandemCore TandemCrypto TandemHTTP TandemEngine"
   [TandemProviders]="TandemCore TandemCrypto"
 )
 declare -A cdeps=(
   [TandemCrypto]="CCrypto:libcrypto"
   [TandemHTTP]="CMicroHTTPD:libmicrohttpd"
+  [TandemStore]="CSQLite:sqlite3"
   [TandemAPI]="CCrypto:libcrypto CMicroHTTPD:libmicrohttpd"
   [TandemProviders]="CCrypto:libcrypto CCurl:libcurl"
 )
-order=(TandemCore TandemCrypto TandemHTTP TandemEngine TandemAPI TandemProviders)
+order=(TandemCore TandemCrypto TandemHTTP TandemEngine TandemStore TandemAPI TandemProviders)
 
-# Harness → the last module it needs (its dependencies come along); -max_len for its inputs.
+# Harness → the last modules it needs (their dependencies come along); -max_len for its inputs.
 declare -A harness_module=(
   [cm_json]=TandemAPI
   [cm_xml]=TandemAPI
   [query]=TandemAPI
-  [odata]=TandemAPI
+  [odata]="TandemAPI TandemStore"  # the parser, and the SQL translation of what it parsed
   [mac_header]=TandemAPI
   [user_agent]=TandemAPI
   [kannel_dlr]=TandemAPI
+  [cospace]=TandemAPI
   [smpp_pdu]=TandemProviders
   [configuration]=TandemCore
   [policy]=TandemCore
@@ -64,11 +67,12 @@ declare -A harness_max_len=(
   [mac_header]=4096
   [user_agent]=4096
   [kannel_dlr]=4096
+  [cospace]=16384
   [smpp_pdu]=65552
   [configuration]=65536
   [policy]=65536
 )
-all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr smpp_pdu configuration policy)
+all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace smpp_pdu configuration policy)
 
 log() { echo "fuzz: $*" >&2; }
 
@@ -110,7 +114,7 @@ libs_for() {
 }
 
 build_module() {
-  local m="$1" d sources stamp
+  local m="$1" d sources stamp cflags=()  # cflags local: build_harness has its own
   mapfile -t sources < <(find "Sources/$m" -name '*.swift' | LC_ALL=C sort)
   stamp=$( { echo "${common[*]}"; "$swiftc" --version 2>&1 | head -1
              for d in ${deps[$m]}; do cat "$out/modules/$d.stamp"; done

@@ -34,10 +34,12 @@ public final class Dispatcher: Sendable {
     private let sms: any SMSSender
     /// `sms` when it takes batches.
     private let batchSMS: (any BatchSMSSender)?
+    private let metrics: DeliveryMetrics
     private let state = Mutex(State())
 
-    public init(push: any PushSender, sms: any SMSSender) {
+    public init(push: any PushSender, sms: any SMSSender, metrics: DeliveryMetrics = .discarding) {
         self.push = push
+        self.metrics = metrics
         self.sms = sms
         self.batchSMS = sms as? any BatchSMSSender
     }
@@ -84,14 +86,17 @@ public final class Dispatcher: Sendable {
     }
 
     private func startPush(_ request: PushRequest, deliver: @escaping Deliver) {
-        let sender = push
+        let (sender, metrics) = (push, metrics)
         track(pushKey: request.key) {
             let verdicts = await sender.send(request)
             let events = request.targets.compactMap { target -> (DeliveryKey, DeliveryEvent)? in
-                switch verdicts[target.deviceID] {
+                guard let verdict = verdicts[target.deviceID] else {
+                    return nil  // cancelled (terminated) before a verdict: nothing happened on the wire
+                }
+                metrics.pushed(target.platform, verdict)
+                return switch verdict {
                 case .accepted: (request.key, .pushAccepted(target.deviceID))
                 case .rejected(let rejection): (request.key, .pushRejected(target.deviceID, rejection))
-                case nil: nil  // cancelled (terminated) before a verdict: nothing happened on the wire
                 }
             }
             if !events.isEmpty { await deliver(events) }
@@ -99,15 +104,19 @@ public final class Dispatcher: Sendable {
     }
 
     private func startSMS(_ request: SMSRequest, deliver: @escaping Deliver) {
-        let sender = sms
+        let (sender, metrics) = (sms, metrics)
         track(pushKey: nil) {
-            await deliver([(request.key, Self.event(for: await sender.submit(request), provider: sender.providerName))])
+            let result = await sender.submit(request)
+            metrics.submitted(result)
+            await deliver([(request.key, Self.event(for: result, provider: sender.providerName))])
         }
     }
 
     private func startSMS(batch: [SMSRequest], on sender: any BatchSMSSender, deliver: @escaping Deliver) {
+        let metrics = metrics
         track(pushKey: nil) {
             let results = await sender.submit(batch: batch)
+            for result in results { metrics.submitted(result) }
             let provider = sender.providerName
             await deliver(zip(batch, results).map { request, result in (request.key, Self.event(for: result, provider: provider)) })
         }

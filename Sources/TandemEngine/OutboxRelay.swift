@@ -37,11 +37,13 @@ public final class OutboxRelay: Sendable {
     private let configuration: Configuration
     private let logger: Logger
     private let random: @Sendable () -> Double
+    private let metrics: DeliveryMetrics
 
     public init(store: any OutboxStore, poster: any WebhookPoster, clock: any SchedulerClock, encode: @escaping Encoder,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, metrics: DeliveryMetrics = .discarding) {
         self.store = store
+        self.metrics = metrics
         self.poster = poster
         self.clock = clock
         self.encode = encode
@@ -92,14 +94,17 @@ public final class OutboxRelay: Sendable {
         case .delivered:
             try await store.markDelivered(item.id, attempts: attempts, at: now)
             result.delivered += 1
+            metrics.statusReport(.sent)
         case .failed(let reason, let retryAfter):
             if let next = configuration.schedule.nextAttempt(after: attempts, now: now, queuedAt: item.createdAt,
                                                              unit: random(), retryAfter: retryAfter) {
                 try await store.reschedule(item.id, attempts: attempts, next: next, error: reason)
                 result.rescheduled += 1
+                metrics.statusReport(.retried)
             } else {
                 try await store.abandon(item.id, attempts: attempts, at: now, error: reason)
                 result.abandoned += 1
+                metrics.statusReport(.givenUp)
                 logger.warning("status report abandoned", ["outbox": .int(item.id), "attempts": .int(Int64(attempts)),
                                                            "error": .string(reason)])
             }

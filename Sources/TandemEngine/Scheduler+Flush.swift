@@ -274,14 +274,18 @@ extension Scheduler {
         var work: [Dispatcher.Work] = []
         for (item, key) in zip(batch.started, keys) {
             let entry = Entry(key: key, recipient: item.new.recipient, content: item.new.content, delivery: item.delivery)
-            if !entry.delivery.isFinal { entries[key] = InFlight(entry) }
+            if !entry.delivery.isFinal { entries[key] = InFlight(entry, acceptedAt: batch.now) }
+            metrics.started(item.delivery)
             trackSMSSubmission(of: entry)
             act(item.actions[...], key: key, entry: entry, into: &work)
         }
         for event in batch.changed {
-            act(on: event, batch.changes[event.change].delivery, actions: batch.actions[event.actions], into: &work)
+            let change = batch.changes[event.change]
+            count(change.event)
+            act(on: event, change.delivery, actions: batch.actions[event.actions], into: &work)
         }
         dispatch(work)
+        updateGauges()
         // Late events are logged, together, before their callers are answered (a read after a Default push was
         // delivered is one: one write per batch, not one per event); if that fails, those callers get the error.
         var lateFailure: (any Error)?
@@ -316,6 +320,16 @@ extension Scheduler {
 
     /// After the commit, for one applied event: `delivery` is the delivery just after it (borrowed from the batch; an
     /// `Entry` is made only for network actions).
+    /// Counts an applied (committed) event that the metrics name: an app's receipt, an SMS part's delivery report.
+    private func count(_ event: DeliveryEvent) {
+        switch event {
+        case .deliveryAcknowledged: metrics.receipt(.delivered)
+        case .readReported: metrics.receipt(.read)
+        case .smsPartReported(_, let outcome): metrics.reported(outcome)
+        default: break
+        }
+    }
+
     private func act(on event: AppliedEvent, _ delivery: Delivery, actions: ArraySlice<DeliveryAction>,
                      into work: inout [Dispatcher.Work]) {
         indexSMSParts(of: event.key, delivery, final: delivery.isFinal)
@@ -325,7 +339,10 @@ extension Scheduler {
             logMissingReport(of: event.key, delivery, recipient: event.inFlight.entry)
         }
         // No later batch changed it: an event for a final delivery is late.
-        if delivery.isFinal { entries[event.key] = nil }
+        if delivery.isFinal {
+            entries[event.key] = nil
+            metrics.finished(delivery, after: event.inFlight.acceptedAt.map { clock.now() - $0 })
+        }
         act(actions, key: event.key, entry: Entry(key: event.key, recipient: event.inFlight.entry.recipient,
                                                   content: event.inFlight.entry.content, delivery: delivery), into: &work)
     }
@@ -336,6 +353,7 @@ extension Scheduler {
                              recipient entry: Entry) {
         guard let cause = delivery.smsCause, cause.isFallback,
               actions.contains(where: { if case .sendSMS = $0 { true } else { false } }) else { return }
+        metrics.fellBack(cause)
         let why = switch cause {
         case .noRead: "the push was not read within the policy's window"
         case .noDeliveryAck: "the push was not acknowledged within the policy's window"

@@ -156,6 +156,7 @@ extension Scheduler {
             act(resume[...], key: item.key, entry: item, into: &work)
         }
         dispatch(work)
+        updateGauges()
         release(through: throughKey, into: &report)
     }
 

@@ -157,13 +157,22 @@ extension SQLiteDeliveryStore {
         return db.lastInsertRowID
     }
 
+    /// Completes the request's claim on its key (or, without one, takes the key): fails the job — so nothing
+    /// of the request is stored — when the key is held by another request or completed already.
     private static func insertIdempotency(_ record: IdempotencyRecord, on db: Connection) throws(StoreError) {
-        try db.run("""
+        let stored = try db.run("""
             INSERT INTO idempotency_keys (account_id, key, request_digest, status, content_type, body, created_at)
             VALUES ((SELECT id FROM accounts WHERE product_token = ?), ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (account_id, key) DO UPDATE SET status = excluded.status, content_type = excluded.content_type,
+                body = excluded.body, created_at = excluded.created_at
+            WHERE idempotency_keys.status = 0 AND idempotency_keys.request_digest = excluded.request_digest
             """, [.text(record.account.text), .text(record.key), .text(record.requestDigest),
                   .integer(Int64(record.status)), .text(record.contentType), .blob(record.body),
                   .integer(record.createdAt.milliseconds)])
+        guard stored == 1 else {
+            throw .constraint(extendedCode: .constraintPrimaryKey,
+                              message: "Idempotency-Key \(record.key) is held by another request", sql: nil)
+        }
     }
 
     private static func insertDelivery(

@@ -98,3 +98,12 @@ private struct StoredMyMSPEvent: Decodable {
         }
     }
 }
+
+extension Store {
+    /// Status reports queued and neither delivered nor given up (the outbox's partial index holds exactly these).
+    public func outboxBacklog() throws(StoreError) -> Int {
+        try read { (db: Connection) throws(StoreError) -> Int in
+            try db.scalar("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL", as: Int.self) ?? 0
+        }
+    }
+}

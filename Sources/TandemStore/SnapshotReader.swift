@@ -107,17 +107,23 @@ struct SnapshotReader {
 
     private mutating func targets() -> [PushTarget]? {
         array { reader in
-            var device: DeviceID?, platform: Platform?, token: PushToken?
+            var device: DeviceID?, platform: Platform?, token: PushToken?, sandbox: Bool?, topic: String?
             let read = reader.object { reader, key in
                 switch key {
                 case "deviceID": device = reader.string().flatMap(GUID.init).map(DeviceID.init); return device != nil
                 case "platform": platform = reader.string().flatMap(Platform.init(rawValue:)); return platform != nil
                 case "token": token = reader.string().flatMap(PushToken.init); return token != nil
+                case "apnsSandbox":
+                    var flag = false
+                    guard reader.bool(&flag) else { return false }
+                    sandbox = flag
+                    return true
+                case "apnsTopic": topic = reader.string(); return topic != nil
                 default: return false
                 }
             }
             guard read, let device, let platform, let token else { return nil }
-            return PushTarget(deviceID: device, platform: platform, token: token)
+            return PushTarget(deviceID: device, platform: platform, token: token, apnsSandbox: sandbox, apnsTopic: topic)
         }
     }
 

@@ -134,6 +134,14 @@ final class SnapshotWriter: Sendable {
             out.append(contentsOf: target.platform.rawValue.utf8)
             out.append(literal: "\",\"token\":")
             Self.appendString(target.token.text, to: &out)
+            if let sandbox = target.apnsSandbox {  // only when the registration has its own (Codable's keys)
+                out.append(literal: ",\"apnsSandbox\":")
+                out.append(literal: Self.text(sandbox))
+            }
+            if let topic = target.apnsTopic {
+                out.append(literal: ",\"apnsTopic\":")
+                Self.appendString(topic, to: &out)
+            }
             out.append(UInt8(ascii: "}"))
         }
         out.append(literal: "]}")

@@ -37,3 +37,27 @@ extension Store {
         }
     }
 }
+
+/// Account administration: disabling, enabling and replacing the product token.
+///
+/// Accounts are never deleted (their messages keep their history); a disabled account's requests are refused
+/// by a running server within the authenticator's refresh age (5 s).
+extension Store {
+    /// Disables or enables the account. False (nothing changed) when no account has the token.
+    public func setDisabled(account: ProductToken, _ disabled: Bool) async throws(StoreError) -> Bool {
+        try await write { (db: Connection) throws(StoreError) -> Bool in
+            try db.run("UPDATE accounts SET disabled = ? WHERE product_token = ?",
+                       [.integer(disabled ? 1 : 0), .text(account.text)]) == 1
+        }
+    }
+
+    /// Replaces the account's product token with `newToken`; the old one stops authenticating. Messages,
+    /// apps and settings stay with the account (they refer to it by its row, not its token). False when no
+    /// account has `account`; a `newToken` already in use fails with a unique-constraint `StoreError`.
+    public func replaceProductToken(_ account: ProductToken, with newToken: ProductToken) async throws(StoreError) -> Bool {
+        try await write { (db: Connection) throws(StoreError) -> Bool in
+            try db.run("UPDATE accounts SET product_token = ? WHERE product_token = ?",
+                       [.text(newToken.text), .text(account.text)]) == 1
+        }
+    }
+}

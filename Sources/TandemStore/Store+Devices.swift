@@ -5,7 +5,8 @@ import TandemCore
 extension Store: DeviceRegistry {
     private static let registrationColumns = """
         r.device_id, p.app_key, r.msisdn, r.platform, r.user_agent, r.push_token, r.status, r.notifications_enabled,
-        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.created_at, r.updated_at
+        r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.apns_sandbox,
+        r.created_at, r.updated_at
         """
 
     /// From the registration cache when it holds it (see `RegistrationCache`), else read.
@@ -27,8 +28,8 @@ extension Store: DeviceRegistry {
             try db.run("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,
                     notifications_enabled, pin_nonce, pin_msisdn, pin_issued_at, pin_expires_at, pin_attempts, pin_length,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    apns_sandbox, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(registration.deviceID.text), .integer(appID)] + Self.mutableBindings(registration)
                     + [.integer(registration.createdAt.milliseconds), .integer(registration.updatedAt.milliseconds)])
             return ((), released)
@@ -46,7 +47,7 @@ extension Store: DeviceRegistry {
                 UPDATE registrations
                 SET msisdn = ?, platform = ?, user_agent = ?, push_token = ?, status = ?, notifications_enabled = ?,
                     pin_nonce = ?, pin_msisdn = ?, pin_issued_at = ?, pin_expires_at = ?, pin_attempts = ?, pin_length = ?,
-                    updated_at = ?
+                    apns_sandbox = ?, updated_at = ?
                 WHERE device_id = ?
                 """, Self.mutableBindings(registration) + [.integer(registration.updatedAt.milliseconds), .text(device.text)])
             return (result, released)
@@ -94,7 +95,9 @@ extension Store: DeviceRegistry {
                              createdAt: Timestamp(milliseconds: try row.get("target_created_at", as: Int64.self)))
     }
 
-    /// The inbox relation of ``InboxQuery``: one row per delivery the router pushed to `msisdn` for `app`.
+    /// The inbox relation: one row per delivery the router pushed to `msisdn` for `app`, with the columns the
+    /// OData translation names (``inboxColumns``). `status` is the app-facing one: `Read` shows as `Delivered`,
+    /// a withdrawn OTP as `Cancelled` (its body then hidden).
     private static let inboxSource = """
         (SELECT m.message_id AS id, d.id AS update_id, m.sender AS sender, m.created_at AS date_time,
                 CASE WHEN m.message_type = 'OTP' AND d.push_withdrawn = 1 THEN 'Cancelled'
@@ -103,17 +106,18 @@ extension Store: DeviceRegistry {
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.msisdn = ? AND d.pushed = 1 AND m.app_id = (SELECT id FROM apps WHERE app_key = ?)) t
         """
+    private static let inboxColumns = ODataSQLColumns(id: "t.id", updateID: "t.update_id", sender: "t.sender",
+                                                      dateTime: "t.date_time", status: "t.status")
 
-    public func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws(StoreError) -> [InboxMessage] {
-        var sql = "SELECT t.id, t.update_id, t.sender, t.body, t.date_time, t.status FROM \(Self.inboxSource)"
-        if let condition = query.condition { sql += " WHERE \(condition)" }
-        sql += " ORDER BY \(query.orderBy) LIMIT ? OFFSET ?"
-        let bindings: [SQLValue] = [.text(msisdn.e164), .text(app.text)] + query.bindings.map { value in
+    public func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) throws(StoreError) -> [InboxMessage] {
+        let (sql, values) = ODataSQL.translate(query, columns: Self.inboxColumns)
+            .statement(selecting: "t.id, t.update_id, t.sender, t.body, t.date_time, t.status", from: Self.inboxSource)
+        let bindings: [SQLValue] = [.text(msisdn.e164), .text(app.text)] + values.map { value in
             switch value {
             case .integer(let number): .integer(number)
             case .text(let text): .text(text)
             }
-        } + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
+        }
         return try read { (db: Connection) throws(StoreError) -> [InboxMessage] in
             try db.query(sql, bindings).map { (row) throws(StoreError) -> InboxMessage in
                 let idText = try row.get("id", as: String.self)
@@ -166,11 +170,12 @@ extension Store: DeviceRegistry {
             pushToken: token.flatMap(PushToken.init), notificationsEnabled: try row.get("notifications_enabled", as: Bool.self),
             verification: Verification(status: status, msisdn: msisdn, challenge: challenge),
             createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)),
-            updatedAt: Timestamp(milliseconds: try row.get("updated_at", as: Int64.self)))
+            updatedAt: Timestamp(milliseconds: try row.get("updated_at", as: Int64.self)),
+            apnsSandbox: try row.get("apns_sandbox", as: Bool?.self))
     }
 
     /// msisdn, platform, user_agent, push_token, status, notifications_enabled, pin_nonce, pin_msisdn,
-    /// pin_issued_at, pin_expires_at, pin_attempts, pin_length — in that order.
+    /// pin_issued_at, pin_expires_at, pin_attempts, pin_length, apns_sandbox — in that order.
     private static func mutableBindings(_ registration: DeviceRegistration) -> [SQLValue] {
         let challenge = registration.verification.challenge
         return [registration.msisdn?.e164.sqlValue ?? .null, .text(registration.platform.wireName),
@@ -178,7 +183,8 @@ extension Store: DeviceRegistry {
                 .text(registration.status.wireName), registration.notificationsEnabled.sqlValue,
                 challenge?.nonce.sqlValue ?? .null, challenge?.msisdn.e164.sqlValue ?? .null,
                 challenge?.issuedAt.milliseconds.sqlValue ?? .null, challenge?.expiresAt.milliseconds.sqlValue ?? .null,
-                .integer(Int64(challenge?.attempts ?? 0)), (challenge?.pinLength).map { SQLValue.integer(Int64($0)) } ?? .null]
+                .integer(Int64(challenge?.attempts ?? 0)), (challenge?.pinLength).map { SQLValue.integer(Int64($0)) } ?? .null,
+                registration.apnsSandbox?.sqlValue ?? .null]
     }
 
     /// A push token addresses one install: another registration of the same app holding it loses it.

@@ -3,7 +3,8 @@ import TandemCore
 
 /// The gateway's reads (``SenderDirectory``, ``MessageLedger``) and the account settings it relies on.
 extension Store: SenderDirectory, MessageLedger {
-    /// Every registration of `app` for each number, in one read. Rows with a malformed stored value fail
+    /// Every registration of `app` for each number, in one read: its installs with that verified number and,
+    /// when the app sets `bwmi.trustPhones`, its BWMI devices claiming that phone (as PIN-verified installs). Rows with a malformed stored value fail
     /// the read with `.decoding` rather than being skipped.
     public func registrations(app: AppKey, msisdns: [MSISDN]) throws(StoreError) -> [MSISDN: [Registration]] {
         guard !msisdns.isEmpty else { return [:] }
@@ -13,10 +14,19 @@ extension Store: SenderDirectory, MessageLedger {
             }
             // One query for every number: the numbers travel as one JSON array bound to `json_each`.
             let numbers = "[" + Set(msisdns).map { "\"\($0.e164)\"" }.joined(separator: ",") + "]"
+            // BWMI devices count as verified installs of the phone they claim only for an app that trusts them.
             let rows = try db.query("""
-                SELECT device_id, msisdn, platform, push_token, status, notifications_enabled
+                SELECT device_id, msisdn, platform, push_token, status, notifications_enabled, apns_sandbox,
+                       COALESCE(apns_topic, substr(application_id, 12)) AS apns_topic
                 FROM registrations WHERE app_id = ? AND msisdn IN (SELECT value FROM json_each(?))
-                """, [.integer(appID), .text(numbers)])
+                UNION ALL
+                SELECT r.device_id, d.phone AS msisdn, r.platform, r.push_token,
+                       CASE WHEN r.status = 'Invalid' THEN 'Invalid' ELSE 'PinVerified' END AS status, r.notifications_enabled,
+                       r.apns_sandbox, COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
+                FROM bwmi_devices d JOIN registrations r ON r.id = d.registration_id
+                WHERE d.app_id = ? AND d.phone IN (SELECT value FROM json_each(?))
+                  AND EXISTS (SELECT 1 FROM bwmi_apps s WHERE s.app_id = ? AND s.trust_phones = 1)
+                """, [.integer(appID), .text(numbers), .integer(appID), .text(numbers), .integer(appID)])
             var found: [MSISDN: [Registration]] = [:]
             for row in rows {
                 let text = try row.get("msisdn", as: String.self)
@@ -26,21 +36,6 @@ extension Store: SenderDirectory, MessageLedger {
                 found[msisdn, default: []].append(try Self.routingRegistration(row, app: app))
             }
             return found
-        }
-    }
-
-    public func idempotentResponse(account: ProductToken, key: String) throws(StoreError) -> IdempotencyRecord? {
-        try read { (db: Connection) throws(StoreError) -> IdempotencyRecord? in
-            guard let row = try db.queryFirst("""
-                SELECT k.request_digest, k.status, k.content_type, k.body, k.created_at
-                FROM idempotency_keys k JOIN accounts a ON a.id = k.account_id
-                WHERE a.product_token = ? AND k.key = ?
-                """, [.text(account.text), .text(key)]) else { return nil }
-            return IdempotencyRecord(account: account, key: key, requestDigest: try row.get("request_digest", as: String.self),
-                                     status: Int(try row.get("status", as: Int64.self)),
-                                     contentType: try row.get("content_type", as: String.self),
-                                     body: try row.get("body", as: [UInt8].self),
-                                     createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
         }
     }
 
@@ -89,16 +84,24 @@ extension Store: SenderDirectory, MessageLedger {
         }
     }
 
-    private static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog,
-                                    decoder: JSONDecoder) throws(StoreError) -> MessageView {
+    /// The message of `row` (`m.*` columns and `p.app_key`, as ``messageViews(where:_:account:)`` selects them;
+    /// also the SCG reads' and the message search's) with its recipients: every one, or with `only` just those
+    /// at that number (and no queued ones); with `recipientLimit`, at most that many deliveries and as many
+    /// queued numbers.
+    static func messageView(_ row: Row, on db: Connection, policies: PolicyCatalog, decoder: JSONDecoder,
+                            only: MSISDN? = nil, recipientLimit: Int? = nil) throws(StoreError) -> MessageView {
         let idText = try row.get("message_id", as: String.self)
         guard let id = GUID(idText),
               let type = AppMessageType(wireName: try row.get("message_type", as: String.self)) else {
             throw .decoding(column: "messages", message: "message \(idText) has a malformed stored value")
         }
+        var bindings: [SQLValue] = [.integer(try row.get("id", as: Int64.self))]
+        if let only { bindings.append(.text(only.e164)) }
+        if let recipientLimit { bindings.append(.integer(Int64(recipientLimit))) }
         let deliveries = try db.query("""
-            SELECT id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ? ORDER BY id
-            """, [.integer(try row.get("id", as: Int64.self))])
+            SELECT id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ?\(only == nil ? "" : " AND msisdn = ?")
+            ORDER BY id\(recipientLimit == nil ? "" : " LIMIT ?")
+            """, bindings)
         var recipients: [RecipientView] = []
         for delivery in deliveries {
             let key = try delivery.get("id", as: Int64.self)
@@ -118,11 +121,11 @@ extension Store: SenderDirectory, MessageLedger {
                                             events: events))
         }
         var queued: [MSISDN] = []
-        if let spool = try db.queryFirst("SELECT recipients, total, started FROM message_spools WHERE message_id = ?",
+        if only == nil, let spool = try db.queryFirst("SELECT recipients, total, started FROM message_spools WHERE message_id = ?",
                                          [.integer(try row.get("id", as: Int64.self))]) {
             queued = try spooledRecipients(try spool.get("recipients", as: String.self),
                                            total: Int(try spool.get("total", as: Int64.self)),
-                                           from: Int(try spool.get("started", as: Int64.self)), limit: nil, message: idText)
+                                           from: Int(try spool.get("started", as: Int64.self)), limit: recipientLimit, message: idText)
         }
         return MessageView(id: id, reference: try row.get("reference", as: String?.self),
                            sender: try row.get("sender", as: String.self), messageType: type,

@@ -7,7 +7,8 @@ extension Store: PushAddressRegistry {
     public func registration(app: AppKey, device: DeviceID) throws(StoreError) -> Registration? {
         try read { (db: Connection) throws(StoreError) -> Registration? in
             guard let row = try db.queryFirst("""
-                SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled
+                SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled, r.apns_sandbox,
+                   COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
                 FROM registrations r JOIN apps p ON p.id = r.app_id WHERE r.device_id = ? AND p.app_key = ?
                 """, [.text(device.text), .text(app.text)]) else { return nil }
             return try Self.routingRegistration(row, app: app)
@@ -44,14 +45,15 @@ extension Store: PushAddressRegistry {
 
     private static func registration(app: AppKey, token: PushToken, on db: Connection) throws(StoreError) -> Registration? {
         guard let row = try db.queryFirst("""
-            SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled
+            SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled, r.apns_sandbox,
+                   COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
             FROM registrations r JOIN apps p ON p.id = r.app_id WHERE p.app_key = ? AND r.push_token = ?
             """, [.text(app.text), .text(token.text)]) else { return nil }
         return try routingRegistration(row, app: app)
     }
 
     /// A registration as the router sees it, from `device_id, msisdn, platform, push_token, status,
-    /// notifications_enabled`.
+    /// notifications_enabled, apns_sandbox, apns_topic`.
     static func routingRegistration(_ row: Row, app: AppKey) throws(StoreError) -> Registration {
         let deviceText = try row.get("device_id", as: String.self)
         let tokenText = try row.get("push_token", as: String?.self)
@@ -69,6 +71,8 @@ extension Store: PushAddressRegistry {
         }
         return Registration(deviceID: device, app: app, msisdn: msisdn, platform: platform,
                             pushToken: tokenText.flatMap(PushToken.init), status: status,
-                            notificationsEnabled: try row.get("notifications_enabled", as: Bool.self))
+                            notificationsEnabled: try row.get("notifications_enabled", as: Bool.self),
+                            apnsSandbox: try row.get("apns_sandbox", as: Bool?.self),
+                            apnsTopic: try row.get("apns_topic", as: String?.self))
     }
 }

@@ -11,8 +11,8 @@
 /// ``StoreError/constraint(extendedCode:message:sql:)``; accounts are disabled rather than deleted.
 public enum TandemSchema {
     public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes,
-                                                  messageTypeComparisons, spoolQueues, policies, smsProtection, intake,
-                                                  mymspAccounts, mymspEvents]
+                                                  messageTypeComparisons, spoolQueues, policies, smsProtection, intake, scg, appUsers, cospaceRegistrations,
+                                                  messageSearch, mymspAccounts, mymspEvents, bwmiDevices, bwmiNotifications]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///

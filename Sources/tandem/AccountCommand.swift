@@ -1,11 +1,19 @@
 import TandemCore
+import TandemEngine
 import TandemStore
 
-/// `tandem account create NAME`, `tandem account set-webhook TOKEN URL|none [--format json|xml]` and
-/// `tandem account set-sms-countries TOKEN [--mode …] [--allow …|--deny …]`.
+/// `tandem account …`: create, list, disable, enable, rotate-token, set-webhook and set-sms-countries.
+///
+/// Guaranteed: an account is never deleted (its messages keep their history); a product token is printed
+/// in full only by `create`, `rotate-token` and `list` (which reads the database that holds it anyway).
+/// Not guaranteed: that a running server notices at once — it reloads accounts within 5 seconds.
 struct AccountCommand {
     static let usage = """
         usage: tandem account create NAME [--config PATH]
+               tandem account list [--config PATH]
+               tandem account disable PRODUCT_TOKEN [--config PATH]
+               tandem account enable PRODUCT_TOKEN [--config PATH]
+               tandem account rotate-token PRODUCT_TOKEN [--config PATH]
                tandem account set-webhook PRODUCT_TOKEN URL|none [--format json|xml] [--config PATH]
                tandem account set-sms-countries PRODUCT_TOKEN [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--config PATH]
@@ -13,6 +21,13 @@ struct AccountCommand {
         create       Creates a sender account and prints its product token (a GUID), which authenticates
                      gateway requests as `authentication.producttoken` or the `X-CM-PRODUCTTOKEN` header.
                      The token is shown once.
+        list         Lists every account: product token, whether it is active or disabled, creation time
+                     (UTC) and name.
+        disable      Refuses the account's gateway requests (a running server within 5 s) and its new apps;
+                     deliveries already accepted go on. Accounts are never deleted.
+        enable       Accepts the account's requests again.
+        rotate-token Gives the account a new product token and prints it once; the old one stops working
+                     (a running server within 5 s). Apps, messages and settings stay with the account.
         set-webhook  Sets where the account's status reports are posted (an http or https URL), in CM's
                      JSON (default) or XML shape; `none` stops reports. Reports already queued keep the
                      URL they were queued with.
@@ -32,6 +47,10 @@ struct AccountCommand {
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
+        case "list": try await list(parsed)
+        case "disable": try await setDisabled(parsed, true)
+        case "enable": try await setDisabled(parsed, false)
+        case "rotate-token": try await rotateToken(parsed)
         case "set-webhook": try await setWebhook(parsed)
         case "set-sms-countries": try await setSMSCountries(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
@@ -40,18 +59,13 @@ struct AccountCommand {
 
     private func create(_ parsed: Arguments) async throws(CommandFailure) {
         let words = try parsed.expectPositional(2, usage: "tandem account create NAME [--config PATH]")
-        let name = words[1].trimmingASCIISpaces()
-        guard Account.isValidName(name) else {
-            throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
-        }
         let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        var generator = SystemRandomNumberGenerator()
-        let account = Account(name: name, productToken: .random(using: &generator), createdAt: ProcessIO.unixMilliseconds())
-        do {
-            try await store.insert(account)
+        let account: Account
+        do throws(Administration.Failure) {
+            account = try await Administration(registry: store, now: ProcessIO.now).createAccount(name: words[1])
         } catch {
             await store.close()
-            throw CommandFailure(.failure, "cannot create the account: \(error)")
+            throw CommandFailure(error)
         }
         await store.close()
         ProcessIO.writeOutput("""
@@ -86,7 +100,7 @@ struct AccountCommand {
             throw CommandFailure(.failure, "cannot set the webhook: \(error)")
         }
         await store.close()
-        guard found else { throw CommandFailure(.failure, "no account has product token \(token.text)") }
+        guard found else { throw Self.unknownAccount(token) }
         ProcessIO.writeOutput(url.map { "status reports: \($0) (\(format.rawValue))\n" } ?? "status reports: off\n")
     }
 }

@@ -27,6 +27,11 @@ extension AppCommand {
             throw CommandFailure(.usage, error.description)
         }
         if case .file(let path) = source { try Self.expectFile(path, what: "the APNs key file (.p8)") }
+        if case .environment(let name) = source, environment[name]?.isEmpty ?? true {
+            ProcessIO.writeError("tandem: warning: the environment variable \(name) is not set here; the server reads the "
+                + "key's PEM from it in its own environment when it signs this app's pushes, and they fail while it is "
+                + "unset (for systemd: Environment= or EnvironmentFile= in its unit)\n")
+        }
         try await update(parsed, key: key, action: "set the APNs credentials") { store, key throws(StoreError) in
             try await store.setAPNsCredentials(key: key, credentials)
         }

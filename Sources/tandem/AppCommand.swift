@@ -1,8 +1,9 @@
 import TandemCore
+import TandemEngine
 import TandemStore
 
 /// `tandem app …`: the app manager on the command line — create, list, show, rotate-secret, set-apns, set-fcm,
-/// set-type.
+/// set-type, set-sms-protection, sms-blocks and delete.
 ///
 /// Guaranteed: the app secret is printed only by `create` and `rotate-secret` (once, when it is made);
 /// `list`, `show` and the `set-*` commands never print it, nor the contents of any key file (they show
@@ -19,9 +20,14 @@ struct AppCommand {
                                    --topic BUNDLE_ID [--sandbox] [--config PATH]
                tandem app set-fcm APP_KEY --service-account PATH [--config PATH]
                tandem app set-type APP_KEY Default|OTP|Critical [--config PATH]
+               tandem app set-sender-id APP_KEY SENDER_ID|none [--config PATH]
                tandem app set-sms-protection APP_KEY [--mode enforce|monitor] [--allow REGIONS | --deny REGIONS]
                                    [--pin-length 4..10] [--config PATH]
                tandem app sms-blocks APP_KEY [--config PATH]
+               tandem app bwmi APP_KEY [--trust-phones on|off] [--static-key KEY | --no-static-key] [--config PATH]
+               tandem app delete APP_KEY [--config PATH]
+               tandem app user add APP_KEY [USER_ID] [--config PATH]
+               tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
                tandem app set-mymsp APP_KEY --user NAME --password-env VARIABLE [--event-url URL] [--config PATH]
                tandem app mymsp-group APP_KEY NAME --recipients ID,ID,… [--short-name SHORT] [--config PATH]
                tandem app mymsp-ungroup APP_KEY NAME [--config PATH]
@@ -41,6 +47,10 @@ struct AppCommand {
                        topic (the app's bundle ID); --sandbox for the development environment.
         set-fcm        Sets the FCM v1 credentials: the Google service-account JSON file on this machine.
         set-type       Sets the appMessageType used when a message names none.
+        set-sender-id  Sets the other name the app is addressed by in the SCG API (`psh:apn@SENDER_ID@<token>`,
+                       `from`): 1-64 printable characters without `@`, `:` or spaces, unique among the
+                       account's apps; `none` removes it. cospace's GET /api/push tells clients it as the FCM
+                       `sender_id` (set the Firebase project number there).
         set-sms-protection
                        Sets how the app's PIN SMS are protected against SMS pumping (the whole setting; an
                        option left out is its default): --allow NL,BE sends PINs only to those regions
@@ -49,6 +59,16 @@ struct AppCommand {
                        refuse; --pin-length sets the app's PIN digits (default: deviceAPI.verification.pinLength).
         sms-blocks     Lists the app's number prefixes blocked for low PIN conversion. Lift one on the running
                        server: DELETE /admin/apps/{appKey}/sms-blocks/{prefix}.
+        bwmi           Shows or changes the app's TIBCO BWMI settings (base path /bwmi/APP_KEY): --trust-phones
+                       on makes its BWMI devices verified installs of the phone they claim (MSISDN messages
+                       for the app push to them); --static-key requires that key in X-BWMI-Key on its device
+                       endpoints (16 to 200 characters), --no-static-key removes it. Defaults: off, none.
+        delete         Deletes an app that no message names, with its device registrations, myMSP user and SMS
+                       prefix blocks. An app that messages name is kept for their history and the command fails:
+                       rotate its secret to lock its SDKs out, or disable its account.
+        user           cospace's app users: `add` creates one (USER_ID a UUID, random when left out) and prints
+                       its bearer token for /api/push, once; `list` shows them; `revoke` stops the token and
+                       deletes the user's push tokens.
         set-mymsp      Binds a myMSP user (the `user` of /external/notifications/…) to the app, one per app; the
                        password (for `send` and the event poll) is read from the environment variable and stored
                        hashed; --event-url receives each event as a form POST (else events are polled).
@@ -64,8 +84,9 @@ struct AppCommand {
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
-                               "mode", "allow", "deny", "pin-length", "user", "password-env", "event-url", "recipients", "short-name"],
-            flags: ["sandbox"], usage: Self.usage) else { return }
+                               "mode", "allow", "deny", "pin-length", "trust-phones", "static-key", "user", "password-env", "event-url",
+                               "recipients", "short-name"],
+            flags: ["sandbox", "no-static-key"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
         case "create": try await create(parsed)
@@ -75,8 +96,12 @@ struct AppCommand {
         case "set-apns": try await setAPNs(parsed)
         case "set-fcm": try await setFCM(parsed)
         case "set-type": try await setType(parsed)
+        case "set-sender-id": try await setSenderID(parsed)
         case "set-sms-protection": try await setSMSProtection(parsed)
         case "sms-blocks": try await smsBlocks(parsed)
+        case "bwmi": try await bwmi(parsed)
+        case "delete": try await delete(parsed)
+        case "user": try await user(parsed)
         case "set-mymsp": try await setMyMSP(parsed)
         case "mymsp-group": try await setMyMSPGroup(parsed)
         case "mymsp-ungroup": try await deleteMyMSPGroup(parsed)
@@ -89,10 +114,6 @@ struct AppCommand {
         let usage = "tandem app create NAME --account PRODUCT_TOKEN [--type Default|OTP|Critical] [--config PATH]"
         try parsed.expectOnly(["config", "account", "type"], usage: usage)
         let words = try parsed.expectPositional(2, usage: usage)
-        let name = words[1].trimmingASCIISpaces()
-        guard Account.isValidName(name) else {
-            throw CommandFailure(.usage, "NAME must be 1 to 100 printable characters")
-        }
         guard let tokenText = parsed.option("account") else {
             throw CommandFailure(.usage, "--account PRODUCT_TOKEN is required")
         }
@@ -103,24 +124,12 @@ struct AppCommand {
             ?? .default
 
         let (app, account) = try await withStore(parsed) { store throws(CommandFailure) -> (App, Account) in
-            let account: Account?
-            do {
-                account = try store.account(productToken: token)
+            do throws(Administration.Failure) {
+                return try await Administration(registry: store, now: ProcessIO.now)
+                    .createApp(name: words[1], account: token, defaultMessageType: type)
             } catch {
-                throw CommandFailure(.failure, "cannot read accounts: \(error)")
+                throw CommandFailure(error)
             }
-            guard let account, !account.disabled else {
-                throw CommandFailure(.dataError, "no active account has product token \(token)")
-            }
-            var generator = SystemRandomNumberGenerator()
-            let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
-                          account: account.productToken, defaultMessageType: type, createdAt: ProcessIO.unixMilliseconds())
-            do {
-                try await store.insert(app)
-            } catch {
-                throw CommandFailure(.failure, "cannot create the app: \(error)")
-            }
-            return (app, account)
         }
         ProcessIO.writeOutput("""
             app:          \(app.name) (account \(account.name))
@@ -148,10 +157,15 @@ struct AppCommand {
         let usage = "tandem app show APP_KEY [--config PATH]"
         try parsed.expectOnly(["config"], usage: usage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
-        let (details, mymsp) = try await withStore(parsed) { store throws(CommandFailure) in
-            (try Self.details(key, in: store), Self.myMSPText(key, in: store))
+        let (details, cospace, mymsp) = try await withStore(parsed) { store throws(CommandFailure) in
+            let details = try Self.details(key, in: store)
+            do {
+                return (details, try store.cospaceCounts(app: key), Self.myMSPText(key, in: store))
+            } catch {
+                throw CommandFailure(.failure, "cannot read the app's cospace users: \(error)")
+            }
         }
-        ProcessIO.writeOutput(AppText.details(details) + mymsp)
+        ProcessIO.writeOutput(AppText.details(details, cospace: cospace) + mymsp)
     }
 
     private func rotateSecret(_ parsed: Arguments) async throws(CommandFailure) {

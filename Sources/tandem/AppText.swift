@@ -31,13 +31,15 @@ enum AppText {
     }
 
     /// `label: value` lines: the app's settings, push credentials and registration counts.
-    static func details(_ details: AppDetails) -> String {
+    /// `cospace`: the app's active cospace users and their tokens (counted in `registrations` too), when known.
+    static func details(_ details: AppDetails, cospace: (users: Int, tokens: Int)? = nil) -> String {
         let app = details.app
         var lines: [(String, String)] = [
             ("app", app.name),
             ("app key", app.key.text),
             ("account", details.accountName),
             ("default type", app.defaultMessageType.wireName),
+            ("sender id", app.senderID ?? "none"),
             ("created", ISO8601.format(Timestamp(milliseconds: app.createdAt))),
         ]
         if let apns = details.pushCredentials.apns {
@@ -56,6 +58,7 @@ enum AppText {
         lines.append(("pin sms mode", protection.mode.rawValue))
         lines.append(("pin length", protection.pinLength.map(String.init) ?? "the configured length"))
         lines.append(("registrations", registrations(details)))
+        if let cospace { lines.append(("cospace", "\(cospace.users) users, \(cospace.tokens) push tokens")) }
         let width = (lines.map(\.0.count).max() ?? 0) + 2
         return lines.map { label, value in
             (label + ":").padding(to: width) + value

@@ -1,6 +1,7 @@
 import Synchronization
 import TandemAPI
 import TandemCore
+import TandemCrypto
 import TandemEngine
 import TandemHTTP
 import TandemProviders
@@ -12,30 +13,37 @@ final class DeliveryStack: Sendable {
     let scheduler: Scheduler
     let dispatcher: Dispatcher
     let gateway: CMGatewayService
+    let scg: SCGMessagingService
     /// The one acceptance path every sender API adapts to.
     let intake: MessageIntake
     let deviceAPI: DeviceAPIService
+    let bwmi: BWMIService
+    /// cospace's per-user token registry and push events.
+    let cospace: CospaceEndpoint
     let mymsp: MyMSPService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
     let store: Store
     let providers: ProviderStack
     private let configuration: Configuration
+    /// Which provider serves each channel (`push=simulator sms=smpp voice=simulator`).
+    var configurationSummary: String { configuration.providers.summary }
     private let logger: Logger
     private let tasks = TaskBag()
 
     init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
-         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, logger: Logger) {
+         webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, deliveryMetrics: DeliveryMetrics,
+         logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
         let clock = SystemClock()
-        dispatcher = Dispatcher(push: providers.push, sms: providers.sms)
+        dispatcher = Dispatcher(push: providers.push, sms: providers.sms, metrics: deliveryMetrics)
         let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers,
                                                                          smsReportWait: configuration.scheduler.smsReportWait),
-                                  logger: logger.with(["component": "scheduler"]))
+                                  logger: logger.with(["component": "scheduler"]), metrics: deliveryMetrics)
         self.scheduler = scheduler
         self.providers = providers
         providers.connect(to: scheduler)
@@ -48,20 +56,33 @@ final class DeliveryStack: Sendable {
                                        defaultSMSValidity: settings.defaultSMSValidity),
                                    logger: logger.with(["component": "spool"]))
         self.drainer = drainer
-        intake = MessageIntake(directory: store, addresses: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
+        intake = MessageIntake(directory: store, addresses: store, keys: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
                                now: now,
+                               messageID: { now in
+                                   var generator = SecureRandom.Generator()  // libcrypto's DRBG: no system call per draw
+                                   return GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+                               },
                                configuration: MessageIntake.Configuration(
                                    defaultSMSValidity: settings.defaultSMSValidity,
                                    spoolThreshold: settings.spoolRecipients > 0 ? settings.spoolRecipients : nil),
-                               logger: logger.with(["component": "intake"]))
+                               logger: logger.with(["component": "intake"]), metrics: deliveryMetrics)
         gateway = CMGatewayService(intake: intake, ledger: store, authenticator: authenticator,
                                    logger: logger.with(["component": "gateway"]))
+        scg = SCGMessagingService(intake: intake, messages: store, authenticator: SCGTokenAuthenticator(tokens: store, now: now),
+                                  scheduler: scheduler, logger: logger.with(["component": "scg"]))
+        cospace = CospaceEndpoint(
+            tokens: CospacePushService(registry: store, directory: store, credentials: store, now: now, logger: logger),
+            events: CospaceEventService(intake: intake, ledger: store, directory: store, registry: store,
+                                        authenticator: authenticator, logger: logger))
         deviceAPI = DeviceAPIService(registry: store, directory: store, scheduler: scheduler, pinSender: providers.pinSender,
                                      voiceCaller: providers.voiceCaller,
                                      pinCodec: PinCodec(key: pinKey), now: now,
                                      configuration: configuration.deviceAPI,
                                      logger: logger.with(["component": "deviceAPI"]),
-                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster)
+                                     metrics: metrics, prefixBlocks: store, webhookPoster: webhookPoster,
+                                     deliveryMetrics: deliveryMetrics)
+        bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler, push: providers.push,
+                           authenticator: authenticator, policies: policies, now: now, logger: logger.with(["component": "bwmi"]))
         mymsp = MyMSPService(directory: store, senders: store, intake: intake, scheduler: scheduler, now: now,
                              configuration: configuration.mymsp, logger: logger.with(["component": "mymsp"]))
         let reports = configuration.statusReports
@@ -72,12 +93,15 @@ final class DeliveryStack: Sendable {
                                 schedule: RetrySchedule(initialDelay: reports.initialRetryDelay,
                                                         maximumDelay: reports.maximumRetryDelay,
                                                         giveUpAfter: reports.giveUpAfter)),
-                            logger: logger.with(["component": "statusReports"]))
+                            logger: logger.with(["component": "statusReports"]), metrics: deliveryMetrics)
     }
 
     func register(in router: inout HTTPRouter) {
         CMGatewayEndpoint(service: gateway).register(in: &router)
+        SCGMessagingEndpoint(service: scg).register(in: &router)
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
+        BWMIEndpoint(service: bwmi).register(in: &router)
+        cospace.register(in: &router)
         MyMSPEndpoint(service: mymsp).register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }

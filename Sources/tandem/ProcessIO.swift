@@ -93,4 +93,5 @@ final class SignalWatcher: @unchecked Sendable {
 extension ProcessIO {
     /// Unix time in milliseconds, for stored timestamps.
     static func unixMilliseconds() -> Int64 { Int64((unixTime() * 1_000).rounded()) }
+    @Sendable static func now() -> Timestamp { Timestamp(milliseconds: unixMilliseconds()) }
 }

@@ -18,9 +18,17 @@ final class ProviderStack: Sendable {
     private let smsSimulator: SMSSimulator?
     private let kannelDLR: KannelDLREndpoint.Settings?
     private let smppClient: SMPPClient?
+    private let smppBindCount: Int
     private let clients: [HTTPClient]
     private let pushShutdown: [@Sendable () async -> Void]
+    /// The push services' HTTP clients by provider (`apns`, `fcm`); none with the simulator.
+    let pushStatistics: [(provider: String, read: @Sendable () -> HTTPClientStatistics)]
     private let logger: Logger
+
+    /// The SMPP client's binds (configured, bound now); nil when SMS does not go out over SMPP.
+    var smppBinds: (binds: Int, bindsUp: Int)? {
+        smppClient.map { (binds: smppBindCount, bindsUp: $0.status.boundBinds) }
+    }
 
     /// `credentials` are the apps' APNs and FCM credentials (the store), read when a push goes out.
     init(configuration: Configuration, credentials: any PushCredentialsSource, logger: Logger) throws(CommandFailure) {
@@ -40,6 +48,7 @@ final class ProviderStack: Sendable {
         case .simulator:
             let simulator = PushSimulator(settings: configuration.simulator.push, logger: simulatorLogger)
             (push, pushSimulator, pushShutdown) = (simulator, simulator, [])
+            pushStatistics = []
         case .services(let apnsConfiguration, let fcmConfiguration):
             let clock = SystemClock()
             let pushLogger = logger.with(["component": "push"])
@@ -58,12 +67,14 @@ final class ProviderStack: Sendable {
                 let fcm = try FCMSender(settings: fcmSettings, credentials: credentials, clock: clock, logger: pushLogger)
                 push = PlatformPushSender(apns: apns, fcm: fcm, logger: pushLogger)
                 pushShutdown = [{ await apns.shutdown() }, { await fcm.shutdown() }]
+                pushStatistics = [("apns", { apns.statistics.http }), ("fcm", { fcm.httpStatistics })]
             } catch {
                 throw CommandFailure(.failure, "providers.push: \(error)")
             }
             pushSimulator = nil
         }
 
+        if case .smpp(let smpp) = providers.sms { smppBindCount = smpp.binds } else { smppBindCount = 0 }
         switch providers.sms {
         case .simulator:
             let simulator = SMSSimulator(settings: configuration.simulator.sms, logger: simulatorLogger)
@@ -87,7 +98,10 @@ final class ProviderStack: Sendable {
             }
             (sms, smsSimulator, pinSender, kannelDLR, smppClient) = (client, nil, client, nil, client)
         case .kannel(let kannel):
-            let client = try Self.httpClient("providers.sms.kannel") { $0.defaultTimeout = kannel.timeout }
+            let client = try Self.httpClient("providers.sms.kannel") {
+                $0.defaultTimeout = kannel.timeout
+                $0.maxConnectionsPerHost = kannel.connections
+            }
             clients.append(client)
             var settings = KannelSMSSender.Settings(sendSMSURL: kannel.sendsmsURL, username: kannel.username,
                                                     password: kannel.password.value, dlrURL: kannel.dlrURL)
@@ -95,6 +109,7 @@ final class ProviderStack: Sendable {
             settings.dlrToken = kannel.dlrToken?.value
             settings.smsc = kannel.smsc
             settings.timeout = kannel.timeout
+            settings.connections = kannel.connections
             let sender: KannelSMSSender
             do {
                 sender = try KannelSMSSender(settings: settings, client: client, logger: logger.with(["component": "kannel"]))

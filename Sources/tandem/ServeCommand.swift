@@ -1,6 +1,7 @@
 import Foundation
 import TandemAPI
 import TandemCore
+import TandemEngine
 import TandemHTTP
 import TandemProviders
 import TandemStore
@@ -14,8 +15,8 @@ struct ServeCommand {
         Serves the HTTP API on the configured address. The configuration comes from --config, else
         $TANDEM_CONFIG, else Config/tandem.json; relative paths in it count from its own directory.
         TANDEM_LISTEN (host:port) and TANDEM_DB (SQLite path, relative to the working directory) override
-        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps) behind
-        `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
+        it. TANDEM_ADMIN_TOKEN turns on the admin API (/admin/accounts, /admin/apps, /admin/status, /admin/messages)
+        and the dashboard (/dashboard) behind `Authorization: Bearer <token>`; without it those routes answer 403. On SIGTERM or SIGINT the server
         stops accepting connections, lets in-flight requests finish (http.shutdownGrace), closes the database
         and exits 0.
 
@@ -59,10 +60,9 @@ struct ServeCommand {
         let startTime = ProcessIO.unixTime()
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
         let httpMetrics = HTTPMetrics(registry: registry)
-        let storeGauges: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
+        let storeCounters: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
             ("tandem_store_commits_total", "Write transactions committed by the store's group-commit writer.", { $0.writerStatistics.commits }),
             ("tandem_store_writes_total", "Write jobs committed (several share one transaction).", { $0.writerStatistics.committedJobs }),
-            ("tandem_store_largest_commit_writes", "Most write jobs ever committed in one transaction.", { $0.writerStatistics.largestBatch }),
             ("tandem_store_checkpoints_total", "Background checkpoint passes that copied the write-ahead log into the database.",
              { $0.checkpointStatistics.passes }),
             ("tandem_store_writer_checkpoints_total", "Log remainders copied by the writer between transactions so that the log could restart.",
@@ -70,13 +70,20 @@ struct ServeCommand {
             ("tandem_store_checkpoint_failures_total", "Background checkpoint passes that did not run (busy) or failed.",
              { $0.checkpointStatistics.failedPasses }),
             ("tandem_store_wal_restarts_total", "Times the write-ahead log started again from its beginning.", { $0.checkpointStatistics.logRestarts }),
+            ("tandem_store_failed_commits_total", "Write transactions that failed (BEGIN, COMMIT or the transaction itself); their callers got the error.",
+             { $0.writerStatistics.failedBatches }),
+        ]
+        for counter in storeCounters {
+            registry.counter(counter.name, help: counter.help) { Double(counter.read(store)) }
+        }
+        let storeGauges: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
+            ("tandem_store_largest_commit_writes", "Most write jobs ever committed in one transaction.", { $0.writerStatistics.largestBatch }),
             ("tandem_store_wal_largest_pages", "The longest the write-ahead log has been, in pages.", { $0.checkpointStatistics.largestLog }),
             ("tandem_store_writes_failing", "1 while the store's last commit failed and none has succeeded since (see /healthz), else 0.",
              { $0.writerStatistics.lastFailure == nil ? 0 : 1 }),
-            ("tandem_store_failed_commits_total", "Write transactions that failed (BEGIN, COMMIT or the transaction itself); their callers got the error.",
-             { $0.writerStatistics.failedBatches }),
-            ("tandem_spool_recipients_queued", "Accepted recipients of spooled (bulk) messages not started yet.",
+            ("tandem_spool_backlog", "Accepted recipients of spooled (bulk) messages not started yet.",
              { (try? $0.queuedSpoolRecipients()) ?? -1 }),
+            ("tandem_outbox_backlog", "Status reports queued and neither delivered nor given up.", { (try? $0.outboxBacklog()) ?? -1 }),
         ]
         for gauge in storeGauges {
             registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store)) }
@@ -123,7 +130,9 @@ struct ServeCommand {
         let stack = DeliveryStack(configuration: configuration, policies: policies, store: store, providers: providers,
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
-                                  pinKey: pinKey, metrics: registry, logger: logger)
+                                  pinKey: pinKey, metrics: registry, deliveryMetrics: DeliveryMetrics(registry: registry),
+                                  logger: logger)
+        Self.registerEngineGauges(registry, scheduler: stack.scheduler, providers: providers)
         do {
             try await stack.start()
         } catch {
@@ -138,12 +147,20 @@ struct ServeCommand {
                        writeFailure: { store.writerStatistics.lastFailure })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
+        OpenAPIDocument().register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        AdminAppsEndpoint(registry: store, adminToken: adminToken,
-                          now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
-                          isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
-                          prefixBlocks: stack.deviceAPI, mymsp: store).register(in: &router)
-        logger.info("admin API", ["enabled": .bool(adminToken != nil)])
+        let admin = AdminAppsEndpoint(registry: store, adminToken: adminToken,
+                                      now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
+                                      isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
+                                      prefixBlocks: stack.deviceAPI, cospace: store, mymsp: store)
+        admin.register(in: &router)
+        admin.registerBWMI(store, in: &router)
+        AdminSCGEndpoint(admin: admin, tokens: store, senderIDs: store).register(in: &router)
+        AdminStatusEndpoint(admin: admin) { await stack.status(uptimeSeconds: Self.seconds(since: started)) }.register(in: &router)
+        let dashboardToken = configuration.dashboard.token?.value
+        AdminMessagesEndpoint(search: store, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        DashboardEndpoint(registry: registry, adminToken: adminToken, dashboardToken: dashboardToken, logger: logger).register(in: &router)
+        logger.info("admin API", ["enabled": .bool(adminToken != nil), "dashboard": .bool(adminToken != nil || dashboardToken != nil)])
 
         let accessLogger = logger.with(["log": "access"])
         let accessLog = configuration.log.accessLog
@@ -187,6 +204,28 @@ struct ServeCommand {
         await webhookClient.shutdown()
         await store.close()
         logger.info("stopped", [:])
+    }
+
+    /// The scheduler's and the providers' gauges: deliveries in flight, timers by horizon, SMPP binds, push clients.
+    static func registerEngineGauges(_ registry: MetricsRegistry, scheduler: Scheduler, providers: ProviderStack) {
+        registry.gauge("tandem_deliveries_in_flight", help: "Deliveries not final, held by the scheduler.") {
+            Double(scheduler.gauges.inFlight)
+        }
+        registry.gauge("tandem_timers_pending", help: "Timers on the scheduler's wheel, by how soon they are due.",
+                       labels: ["horizon"]) {
+            let counts = scheduler.gauges.timersByHorizon
+            guard counts.count == Scheduler.Gauges.horizons.count + 1 else { return [] }
+            return zip(Scheduler.Gauges.horizons.map(\.name) + [Scheduler.Gauges.beyondName], counts).map { ([$0], Double($1)) }
+        }
+        if providers.smppBinds != nil {
+            registry.gauge("tandem_smpp_binds_up", help: "SMPP binds currently bound.") { Double(providers.smppBinds?.bindsUp ?? 0) }
+        }
+        let push = providers.pushStatistics
+        guard !push.isEmpty else { return }
+        registry.counter("tandem_push_connections_opened_total", help: "Connections the push clients opened, by provider.",
+                         labels: ["provider"], read: { push.map { ([$0.provider], Double($0.read().connectionsOpened)) } })
+        registry.gauge("tandem_push_requests_active", help: "Push requests on the wire or waiting for a connection, by provider.",
+                       labels: ["provider"]) { push.map { ([$0.provider], Double($0.read().activeTransfers)) } }
     }
 
     /// Binds the listen address, or fails in words (a taken port names the way out).

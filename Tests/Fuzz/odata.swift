@@ -3,6 +3,7 @@
 // evaluator and the JSON rendering. Built and run by scripts/fuzz.sh; not part of the SwiftPM package.
 import TandemAPI
 import TandemCore
+import TandemStore
 import TandemHTTP
 
 private let messages: [InboxMessage] = {

@@ -171,11 +171,11 @@ struct AdminAppsEndpointTests {
 
         let list = try await send(admin, .GET, "/admin/apps")
         #expect(text(list) == #"{"apps":[{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
+            + #""defaultMessageType":"OTP","senderId":null,"apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z"}]}"#)
         let shown = try await send(admin, .GET, "/admin/apps/\(keyText.uppercased())")
         #expect(shown.status == .ok)
         #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-            + #""defaultMessageType":"OTP","apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
+            + #""defaultMessageType":"OTP","senderId":null,"apns":null,"fcm":null,"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
             + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)
         for response in [list, shown] {
             #expect(!text(response).contains(secret))
@@ -325,7 +325,7 @@ struct AdminAppsEndpointTests {
 
             let shown = try await send(admin, .GET, "/admin/apps/\(keyText)")
             #expect(text(shown) == #"{"appKey":"\#(keyText)","name":"Acme App","accountName":"Acme B.V.","#
-                + #""defaultMessageType":"Critical","apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyId":"ABC123DEFG","#
+                + #""defaultMessageType":"Critical","senderId":null,"apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","keyId":"ABC123DEFG","#
                 + #""teamId":"DEF123GHIJ","topic":"com.acme.app","sandbox":false},"#
                 + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"},"smsProtection":{"mode":"enforce","pinLength":null},"createdAt":"2026-09-21T14:13:20.000Z","#
                 + #""registrations":{"Unverified":0,"WaitingForPin":0,"LastPinVerificationFailed":0,"PinVerified":0,"Invalid":0}}"#)

@@ -12,7 +12,7 @@ final class GatewayHarness: Sendable {
     let directory: String
     let store: Store
     let clock = ManualClock(GatewayHarness.t0)
-    let push = RecordingPushSender()
+    let push: RecordingPushSender
     let sms = RecordingSMSSender()
     let scheduler: Scheduler
     let service: CMGatewayService
@@ -26,7 +26,9 @@ final class GatewayHarness: Sendable {
 
     /// `spoolThreshold`: messages with at least this many recipients are spooled; the drainer's loop is not
     /// running — tests start spooled recipients themselves (`drainer.drainAll()`).
-    init(spoolThreshold: Int? = nil, spoolChunk: Int = 256) async throws {
+    /// `holdPush`: pushes wait in the recording sender until `push.release()`.
+    init(spoolThreshold: Int? = nil, spoolChunk: Int = 256, holdPush: Bool = false) async throws {
+        push = RecordingPushSender(hold: holdPush)
         directory = NSTemporaryDirectory() + "tandem-api-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store.open(StoreConfiguration(path: directory + "/tandem.sqlite"))
@@ -44,7 +46,7 @@ final class GatewayHarness: Sendable {
         let clock = clock
         drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: .specDefaults,
                                now: { clock.now() }, configuration: SpoolDrainer.Configuration(chunk: spoolChunk))
-        intake = MessageIntake(directory: store, addresses: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: .specDefaults,
+        intake = MessageIntake(directory: store, addresses: store, keys: store, ledger: store, scheduler: scheduler, drainer: drainer, policies: .specDefaults,
                                now: { clock.now() }, configuration: MessageIntake.Configuration(spoolThreshold: spoolThreshold))
         service = CMGatewayService(intake: intake, ledger: store,
                                    authenticator: ProductTokenAuthenticator(directory: store, now: { clock.now() }))

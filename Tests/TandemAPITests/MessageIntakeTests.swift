@@ -107,7 +107,7 @@ struct MessageIntakeTests {
                 content.presentation.customData.isEmpty ? nil : (5_000, 4_096)
             }
         }
-        let intake = MessageIntake(directory: h.store, addresses: h.store, payloads: Limit(), ledger: h.store, scheduler: h.scheduler,
+        let intake = MessageIntake(directory: h.store, addresses: h.store, keys: h.store, payloads: Limit(), ledger: h.store, scheduler: h.scheduler,
                                    policies: .specDefaults, now: { GatewayHarness.t0 })
         let device = try await h.verifiedDevice(h.appA, msisdn: "+31612345678")
         var big = PushPresentation()
@@ -120,5 +120,56 @@ struct MessageIntakeTests {
         ])) { _ in .commit(WireReply(status: 200, contentType: "", body: [])) }
         #expect(outcomes(result) == [.rejected(.payloadTooLarge(.iOS, bytes: 5_000, limit: 4_096)),
                                      .rejected(.payloadTooLarge(.iOS, bytes: 5_000, limit: 4_096)), .accepted])
+    }
+
+    @Test("an idempotency key is a row in the store: another process's claim is waited for, a dead one's taken over, a refusal frees it")
+    func idempotencyAcrossProcesses() async throws {
+        let h = try await GatewayHarness()
+        defer { Task { await h.close() } }
+        var configuration = MessageIntake.Configuration()
+        configuration.idempotencyWait = .milliseconds(50)
+        configuration.idempotencyClaimTimeout = .seconds(60)
+        // A second process on the same database: its own intake, the same store.
+        let clock = h.clock
+        let other = MessageIntake(directory: h.store, addresses: h.store, keys: h.store, ledger: h.store, scheduler: h.scheduler,
+                                  policies: .specDefaults, now: { clock.now() }, configuration: configuration)
+        let number = try #require(MSISDN("+31612345678"))
+        let request = IntakeRequest(account: h.accountA, messages: [SendCommand(api: "cm", recipients: [.msisdn(number)],
+                                                                                 sender: "Shop", body: "hi")],
+                                    idempotency: IdempotencyClaim(key: "k-1", digest: "d-1"))
+        let answer = { (_: IntakeOutcome) -> IntakeReply in .commit(WireReply(status: 200, contentType: "text/plain", body: Array("ok".utf8))) }
+
+        // The first process claimed the key and has not stored its request yet.
+        #expect(try await h.store.claimIdempotencyKey(account: h.accountA.productToken, key: "k-1", digest: "d-1",
+                                                      at: h.clock.now()) == .claimed)
+        guard case .idempotencyKeyInProgress = await other.submit(request, reply: answer) else {
+            Issue.record("a claimed key was not reported in progress")
+            return
+        }
+        #expect(try h.count("SELECT COUNT(*) FROM deliveries") == 0)
+
+        // That process died: after the claim timeout the key is taken over, and the request stored once.
+        h.clock.advance(to: GatewayHarness.t0 + .seconds(61))
+        guard case .stored = await other.submit(request, reply: answer) else {
+            Issue.record("a dead claim was not taken over")
+            return
+        }
+        guard case .replayed(let replayed) = await h.intake.submit(request, reply: answer) else {
+            Issue.record("the retry was not replayed")
+            return
+        }
+        #expect(replayed.body == Array("ok".utf8))
+        #expect(try h.count("SELECT COUNT(*) FROM deliveries") == 1)
+
+        // A request the adapter refused stored nothing and leaves the key free for a corrected one.
+        var refused = request
+        refused.idempotency = IdempotencyClaim(key: "k-2", digest: "bad")
+        _ = await h.intake.submit(refused) { _ in .refuse(WireReply(status: 400, contentType: "", body: [])) }
+        var corrected = request
+        corrected.idempotency = IdempotencyClaim(key: "k-2", digest: "good")
+        guard case .stored = await h.intake.submit(corrected, reply: answer) else {
+            Issue.record("the key of a refused request was not freed")
+            return
+        }
     }
 }

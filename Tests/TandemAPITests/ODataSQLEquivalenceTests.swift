@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemAPI
+import TandemStore
 import TandemCore
 
 @Suite("the SQL translation selects what the evaluator selects, in the same order")

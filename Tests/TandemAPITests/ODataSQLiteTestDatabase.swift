@@ -1,5 +1,6 @@
 import CSQLite
 @testable import TandemAPI
+import TandemStore
 
 /// A minimal in-memory SQLite for checking the SQL translation: open, execute, query rows of text.
 /// Test-only; one instance is used by one test on one task.

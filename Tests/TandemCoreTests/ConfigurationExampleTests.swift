@@ -34,6 +34,8 @@ struct ConfigurationExampleTests {
             "providers.voice.webhook.token": secret,
             "metrics": keys(C.Metrics.CodingKeys.self),
             "metrics.bearerToken": secret,
+            "dashboard": keys(C.Dashboard.CodingKeys.self),
+            "dashboard.token": secret,
             "log": keys(C.Log.CodingKeys.self),
             "scheduler": keys(C.SchedulerSettings.CodingKeys.self),
             "gateway": keys(C.Gateway.CodingKeys.self),
@@ -137,5 +139,6 @@ struct ConfigurationExampleTests {
     static let environment = [
         "TANDEM_METRICS_TOKEN": "t0k3n", "TANDEM_SMPP_PASSWORD": "pw", "TANDEM_VOICE_TOKEN": "vt",
         "TANDEM_PIN_KEY": String(repeating: "k", count: 32), "TANDEM_KANNEL_PASSWORD": "kp", "TANDEM_KANNEL_DLR_TOKEN": "dlr",
+        "TANDEM_DASHBOARD_TOKEN": "dt",
     ]
 }

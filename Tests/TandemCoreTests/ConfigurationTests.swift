@@ -28,9 +28,10 @@ struct ConfigurationTests {
         let production = try Configuration.load(data: Data(contentsOf: root.appendingPathComponent("Config/production.example.json")),
                                                 file: "Config/production.example.json",
                                                 environment: ["TANDEM_METRICS_TOKEN": "t0k3n", "TANDEM_SMPP_PASSWORD": "pw",
-                                                              "TANDEM_VOICE_TOKEN": "vt",
+                                                              "TANDEM_VOICE_TOKEN": "vt", "TANDEM_DASHBOARD_TOKEN": "dt",
                                                               "TANDEM_PIN_KEY": String(repeating: "k", count: 32)])
         #expect(production.metrics.bearerToken?.value == "t0k3n")
+        #expect(production.dashboard.token?.value == "dt")
         #expect(production.providers.summary == "push=apns+fcm sms=smpp voice=webhook")
         #expect(production.database.synchronous == .full)
         #expect(production.database.checkpointPages == 1_000)

@@ -122,3 +122,49 @@ struct TextLogTests {
         #expect(Logger.timeOfDay(time) == expected)
     }
 }
+
+@Suite("Metrics read at scrape time")
+struct ScrapedMetricsTests {
+    @Test("counters kept elsewhere are typed counter; labelled gauges render one series each; counter names must end in _total")
+    func scraped() {
+        let registry = MetricsRegistry()
+        registry.counter("tandem_x_total", help: "X.") { 3 }
+        registry.counter("tandem_y_total", help: "Y.", labels: ["provider"]) { [(["apns"], 1), (["fcm"], 2)] }
+        registry.gauge("tandem_z", help: "Z.", labels: ["horizon"]) { [(["le_1m"], 4)] }
+        let text = registry.render()
+        #expect(text.contains("# TYPE tandem_x_total counter\ntandem_x_total 3\n"))
+        #expect(text.contains("# TYPE tandem_y_total counter\ntandem_y_total{provider=\"apns\"} 1\ntandem_y_total{provider=\"fcm\"} 2\n"))
+        #expect(text.contains("# TYPE tandem_z gauge\ntandem_z{horizon=\"le_1m\"} 4\n"))
+    }
+
+    @Test("delivery metrics: a delivery final at its start counts as started and finished on channel none")
+    func deliveryMetrics() {
+        let registry = MetricsRegistry()
+        let metrics = DeliveryMetrics(registry: registry)
+        var delivery = Delivery(smsValidity: .seconds(60))
+        _ = delivery.handle(.routed(.reject(.noPushableDevice)), now: Timestamp(milliseconds: 0))
+        metrics.started(delivery)
+        metrics.accepted(api: "scg", recipients: 2)
+        metrics.pushed(.android, .rejected(.tokenDead))
+        let text = registry.render()
+        #expect(text.contains("tandem_deliveries_started_total{channel=\"none\"} 1"))
+        #expect(text.contains("tandem_deliveries_finished_total{channel=\"none\",status=\"Rejected\"} 1"))
+        #expect(text.contains("tandem_messages_accepted_total{api=\"scg\"} 2"))
+        #expect(text.contains("tandem_pushes_total{provider=\"fcm\",outcome=\"invalid_token\"} 1"))
+        #expect(text.contains("tandem_delivery_duration_seconds_count{channel=\"none\"} 1"))
+    }
+}
+
+@Suite("Timer wheel horizons")
+struct TimerWheelHorizonTests {
+    @Test("pending timers are counted by how far ahead they are due, from the wheel's time")
+    func horizons() {
+        var wheel = TimerWheel(now: Tick(1_000))
+        for (id, ahead) in [(1, 10), (2, 6_000), (3, 6_001), (4, 50_000), (5, 9_000_000)] as [(UInt64, UInt64)] {
+            _ = wheel.schedule(TimerID(rawValue: id), at: Tick(1_000 + ahead))
+        }
+        #expect(wheel.pendingCounts(within: [6_000, 60_000]) == [2, 2, 1])
+        _ = wheel.advance(to: Tick(7_000))
+        #expect(wheel.pendingCounts(within: [6_000, 60_000]) == [1, 1, 1], "1 and 2 fired; 3 is 1 tick ahead, 4 44,000, 5 beyond")
+    }
+}

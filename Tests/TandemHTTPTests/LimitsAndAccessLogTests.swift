@@ -110,7 +110,7 @@ struct LimitsAndAccessLogTests {
         #expect(all.map(\.requestBytes) == [0, 0, 0, 3])
         #expect(all[0].responseBytes == 7)
         #expect(all[3].responseBytes == 10)
-        #expect(all.allSatisfy { $0.remoteAddress == "127.0.0.1" && $0.durationSeconds >= 0 && $0.durationSeconds < 10 })
+        #expect(all.allSatisfy { $0.remoteAddress == "127.0.0.1" && $0.durationSeconds >= 0 && $0.durationSeconds < 120 })  // a bound for nonsense, not a timing
         await server.shutdown(gracePeriod: .seconds(5))
     }
 

@@ -176,6 +176,25 @@ struct KannelSMSSenderTests {
         }
     }
 
+    @Test("a burst far beyond what the connections carry within one timeout: every SMS is submitted, none times out in a queue")
+    func burst() async throws {
+        let fake = try await Fake()
+        defer { fake.peer.stop() }
+        var settings = Self.settings(url: fake.base + "/cgi-bin/sendsms", dlrURL: fake.base + "/_dlr-sink")
+        settings.connections = 2
+        settings.timeout = .seconds(1)  // the fake answers each in ~40 ms (delayed ACK): the burst takes ~2 s
+        let client = try HTTPClient(configuration: configuration { $0.maxConnectionsPerHost = 2 })
+        defer { Task { await client.shutdown() } }
+        let sender = try KannelSMSSender(settings: settings, client: client)
+        let results = await withTaskGroup(of: SMSSubmitResult.self) { group in
+            for _ in 0..<100 { group.addTask { await sender.submit(Self.sms("Hello")) } }
+            return await group.reduce(into: [SMSSubmitResult]()) { $0.append($1) }
+        }
+        let rejected = results.filter { if case .rejected = $0 { true } else { false } }
+        #expect(rejected.isEmpty, "\(rejected.count) rejected, e.g. \(rejected.first.map { "\($0)" } ?? "")")
+        #expect(try await fake.received().sendsms.count == 100)
+    }
+
     @Test("Kannel unreachable: tried connectAttempts times, then rejected")
     func unreachable() async throws {
         let fake = try await Fake()

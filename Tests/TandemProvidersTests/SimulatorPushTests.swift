@@ -97,6 +97,25 @@ struct SimulatorPushTests {
         #expect(batches.all == [[.delivered, .read]])
     }
 
+    @Test("a BWMI badge-only update is accepted and logged but gets no receipts (it is no message); its log keeps the latest")
+    func badgeOnlyHasNoReceipts() async {
+        let simulator = PushSimulator(settings: Self.settings { $0.default = .ackAndRead(ackAfter: .zero, readAfter: .zero) },
+                                      clock: SimulatorTestClock())
+        simulator.onReceipts { _ in }
+        var presentation = PushPresentation()
+        presentation.bwmi = .badgeOnly
+        presentation.badge = 0
+        let plain = Self.push(0, tokens: ["a"])
+        let badge = PushRequest(key: DeliveryKey(0), recipient: .device(Self.device(1)), targets: plain.targets, policy: plain.policy,
+                                content: MessageContent(messageID: plain.content.messageID, sender: "BWMI", body: "", reference: nil,
+                                                        presentation: presentation))
+        #expect(await simulator.send(badge) == [Self.device(1): .accepted])
+        #expect(simulator.pendingReceipts == 0 && simulator.log.count == 1)
+        // More pushes than the log keeps: it holds the latest `kept`, oldest first.
+        for _ in 0..<(PushSimulator.kept + 2) { _ = await simulator.send(badge) }
+        #expect(simulator.log.count == PushSimulator.kept && simulator.pendingReceipts == 0)
+    }
+
     @Test("before a receipt handler is set, nothing is queued")
     func noHandlerNoReceipts() async {
         let simulator = PushSimulator(settings: Self.settings(), clock: SimulatorTestClock())

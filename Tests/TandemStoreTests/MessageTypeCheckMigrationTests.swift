@@ -38,7 +38,7 @@ struct MessageTypeCheckMigrationTests {
                 let objects = try db.query("SELECT type || ':' || name FROM sqlite_schema WHERE tbl_name = 'messages'")
                     .map { row throws(StoreError) in try row.get(0, as: String.self) }
                 #expect(Set(objects) == ["table:messages", "index:sqlite_autoindex_messages_1", "index:messages_idempotency",
-                                         "index:messages_app", "index:messages_account_reference"])
+                                         "index:messages_app", "index:messages_account_reference", "index:messages_scg_listing"])
                 #expect(try db.query("PRAGMA foreign_key_check").isEmpty)
                 #expect(try db.query("PRAGMA integrity_check").map(\.values) == [[.text("ok")]])
                 let program = try db.query("EXPLAIN " + Self.insertMessage, [.text("m-4"), .text("OTP")])

@@ -51,14 +51,18 @@ struct MigrationTests {
                     .map { row throws(StoreError) in "\(try row.get(0, as: String.self)):\(try row.get(1, as: String.self))" }
             }
             let tables = ["accounts", "apps", "registrations", "messages", "deliveries", "delivery_events", "outbox", "provider_refs",
-                          "idempotency_keys", "message_spools", "policies", "sms_prefix_blocks"]
+                          "idempotency_keys", "message_spools", "policies", "sms_prefix_blocks", "scg_tokens", "app_users",
+                          "bwmi_devices", "bwmi_apps", "bwmi_notifications"]
                 + ["mymsp_users", "mymsp_recipients", "mymsp_groups", "mymsp_group_members", "mymsp_sequence", "mymsp_events"]
             for table in tables {
                 #expect(objects.contains("table:\(table)"), "missing table \(table)")
             }
             for index in ["registrations_app_msisdn", "registrations_app_push_token", "messages_idempotency",
                           "deliveries_inbox", "deliveries_in_flight", "outbox_due", "messages_account_reference", "idempotency_keys_created",
-                          "sms_prefix_blocks_app", "sms_prefix_blocks_active"] {
+                          "sms_prefix_blocks_app", "sms_prefix_blocks_active", "scg_tokens_account", "messages_scg_listing",
+                          "deliveries_msisdn_message",
+                          "app_users_app_user", "registrations_owner_user",
+                          "bwmi_devices_phone", "bwmi_devices_email", "bwmi_notifications_live"] {
                 #expect(objects.contains("index:\(index)"), "missing index \(index)")
             }
             for dropped in ["deliveries_msisdn", "deliveries_pending_push", "deliveries_pending_read", "deliveries_pending_expiry",

@@ -160,4 +160,22 @@ struct MyMSPStoreTests {
             #expect(try events(store, user).isEmpty)
         }
     }
+
+    @Test("deleting an app no message names removes its myMSP user, recipients, groups and events; the name is free again")
+    func deleteApp() async throws {
+        try await withUser { store, user in
+            for key in ["a", "b"] {
+                _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken(key)),
+                                                   subject: "", destination: "/s", at: Self.t0)
+            }
+            try await store.setMyMSPGroup(user: user.id, name: "all", shortName: "A", recipients: [2_000_001, 2_000_002], at: Self.t0)
+            #expect(try await store.deleteApp(key: user.app) == .deleted(registrations: 2))
+            let left = try store.read { db throws(StoreError) in
+                try ["mymsp_users", "mymsp_recipients", "mymsp_groups", "mymsp_group_members", "mymsp_events", "registrations"]
+                    .map { table throws(StoreError) in try db.scalar("SELECT count(*) FROM \(table)", as: Int64.self) ?? -1 }
+            }
+            #expect(left == [0, 0, 0, 0, 0, 0])
+            #expect(try store.mymspUser(name: user.name) == nil)
+        }
+    }
 }

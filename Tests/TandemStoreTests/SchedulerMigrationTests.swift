@@ -72,7 +72,7 @@ struct SchedulerMigrationTests {
             // GUID and loads only what is in flight.
             await store.close()
             let current = try Store.open(StoreConfiguration(path: path))
-            #expect(try current.schemaVersion == TandemSchema.migrations.last?.version)
+            #expect(try current.schemaVersion == newestSchemaVersion)
             let deliveries = SQLiteDeliveryStore(store: current)
             let content = MessageContent(messageID: messageID, sender: "Acme", body: "hello", reference: "ref")
             let record = try Fixture.pushed(to: [Fixture.device(1)], msisdn: Fixture.msisdn(1), content: content)

@@ -42,6 +42,24 @@ struct SnapshotReaderTests {
         #expect(fast == delivery)
     }
 
+    @Test("a target's own APNs environment and topic are written and read back (also by JSONDecoder); absent ones are left out")
+    func targetEnvironment() throws {
+        let catalog = Self.catalog()
+        let targets = [PushTarget(deviceID: DeviceID(try Fixture.guid(0xD1)), platform: .iOS, token: try #require(PushToken("a")),
+                                  apnsSandbox: true, apnsTopic: "com.acme.app.voip"),
+                       PushTarget(deviceID: DeviceID(try Fixture.guid(0xD2)), platform: .iOS, token: try #require(PushToken("b")),
+                                  apnsSandbox: false),
+                       PushTarget(deviceID: DeviceID(try Fixture.guid(0xD3)), platform: .android, token: try #require(PushToken("c")))]
+        let delivery = Fixture.routed(.push(PushPlan(targets: targets, policy: Fixture.otp, smsAllowed: false)),
+                                      msisdn: try Fixture.msisdn(4), content: try Fixture.content(4)).delivery
+        let text = try SnapshotWriter(catalog: catalog).write(delivery)
+        #expect(text.components(separatedBy: "apnsSandbox").count == 3 && text.components(separatedBy: "apnsTopic").count == 2, "\(text)")
+        let fast = SnapshotReader.read(text, policy: { catalog.policy(numbered: $0) })
+        #expect(fast == delivery)
+        #expect(fast?.plan?.targets == targets)
+        #expect(try catalog.decoder().decode(Delivery.self, from: Data(text.utf8)) == delivery)
+    }
+
     @Test("an SMS report wait other than the default is written and read back; the default is left out")
     func reportWait() throws {
         let catalog = Self.catalog()

@@ -102,8 +102,10 @@ public final class RecordingSMSSender: SMSSender {
 
 /// Polls `condition` (a state change the test cannot be told about) every 2 ms until it holds or
 /// `timeout` of real time passes — a bound for failures, not a pause. It sleeps between polls rather
-/// than spinning, so on a small machine the work it waits for gets the CPU.
-public func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+/// than spinning, so on a small machine the work it waits for gets the CPU. The bound is generous (60 s):
+/// `swift test` runs every suite of the package in one process at once, and on two cores the busiest of them
+/// (64,000 group commits, checkpointer churn, thousands of pushes) hold the cooperative pool for tens of seconds.
+public func eventually(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !(await condition()) {
         if ContinuousClock.now >= deadline { return false }

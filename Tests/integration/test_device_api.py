@@ -47,7 +47,8 @@ def test_device_journey_register_verify_receive_and_acknowledge(serve):
     assert GUID.match(registration["DeviceID"]) and ISO.match(registration["Created"]), registration
     assert {k: v for k, v in registration.items() if k not in ("DeviceID", "Created")} == {
         "Msisdn": None, "Platform": "Android", "RegistrationStatus": "Unverified", "RegisteredForPushNotification": False,
-        "AppKey": app_key, "AppName": "MyApp", "UserAgent": ANDROID_UA, "NotificationsEnabled": True}
+        "AppKey": app_key, "AppName": "MyApp", "UserAgent": ANDROID_UA, "NotificationsEnabled": True,
+        "Development": False}
 
     # The number: a PIN goes out by SMS (the simulator logs it, with the number masked).
     reply = device.update({"Msisdn": "0031612345678"})

@@ -188,7 +188,7 @@ def test_bulk_message_is_spooled_then_started_in_order(serve):
     assert status == 200 and [r["to"] for r in body["recipients"]] == ["+" + n[2:] for n in numbers]
     assert all(r["queued"] is False and isinstance(r["updateId"], int) for r in body["recipients"])
     _, metrics, _ = http(server, "GET", "/metrics")
-    assert "tandem_spool_recipients_queued 0" in metrics.decode()
+    assert "tandem_spool_backlog 0" in metrics.decode()
 
 
 def test_hostile_xml_senders_with_punctuation_and_control_characters(serve):

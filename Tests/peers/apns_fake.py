@@ -5,12 +5,19 @@ checked with PyJWT.
 Every request is checked the way Apple documents it: the ES256 provider token (signature with the .p8's
 public key, `kid`, `iss`, `iat` no older than an hour), `apns-topic`, `apns-push-type`, `apns-priority`,
 `apns-expiration`, `apns-collapse-id` (<= 64 bytes), `apns-id` (a UUID) and the payload (<= 4096 bytes,
-a JSON object with `aps.alert` and Tandem's `messageId`/`updateId`). A failed check is answered with
-Apple's status and reason and logged as a `violation` (the sender did something wrong).
+a JSON object with `aps.alert` and Tandem's `messageId`/`updateId`, or a TIBCO BWMI payload: `aps.alert`
+a string with `faf`, or `aps.badge` alone). A `background` push (accepted beside
+--push-type) must have priority 5 and `aps` exactly `{"content-available": 1}` (no alert, sound or badge;
+its other members are the app's data). A failed check is answered with Apple's status and reason and
+logged as a `violation` (the sender did something wrong).
+
+The path may start with one extra segment (`/sandbox/3/device/<token>`): a base URL with a path, so that
+one fake serves as both APNs environments and the log tells them apart (`prefix`, "" without one).
 
 A request that passes is answered by the device token's prefix:
   ok…       200                                 bad…     400 BadDeviceToken
   gone…     410 Unregistered (+ timestamp)      notopic… 400 DeviceTokenNotForTopic
+  dead…     410 Unregistered too (a prefix that is hex, for 64-hex-digit tokens)
   busy…     429 TooManyRequests                 fail…    500 InternalServerError
   flaky…    503 ServiceUnavailable the first time for the token, then 200
   expired…  403 ExpiredProviderToken while the request carries the provider token that first reached
@@ -23,8 +30,8 @@ GET /stats answers {"requests","connections","max_concurrent_streams"} (the most
 once on one connection, as this server saw them) for `tandem bench apns`.
 
 --log FILE appends one JSON object per request: conn, stream, concurrent (requests open on that
-connection when this one ended, itself included), authority, token, jwt, iat, headers, payload_size,
-payload, status, reason, violation.
+connection when this one ended, itself included), authority, prefix, token, jwt, iat, headers,
+payload_size, payload, status, reason, violation.
 
 Standalone (for `make bench`): --generate DIR writes DIR/cert.pem, DIR/key.pem and DIR/AuthKey.p8 (and
 uses them) with the default key id, team id and topic.
@@ -118,10 +125,11 @@ class FakeAPNs:
         record["authority"] = fields.get(":authority")
         if fields.get(":method") != "POST":
             raise Rejection(405, "MethodNotAllowed")
-        match = re.fullmatch(r"/3/device/([^/?#]+)", fields.get(":path", ""))
+        match = re.fullmatch(r"(/[A-Za-z0-9_-]+)?/3/device/([^/?#]+)", fields.get(":path", ""))
         if not match:
             raise Rejection(404, "BadPath")
-        device = urllib.parse.unquote(match.group(1))
+        record["prefix"] = (match.group(1) or "")[1:]
+        device = urllib.parse.unquote(match.group(2))
         record["token"] = device
         authorization = fields.get("authorization", "")
         if not authorization.startswith("bearer "):
@@ -136,8 +144,11 @@ class FakeAPNs:
             raise Rejection(400, "MissingTopic")
         if fields["apns-topic"] != self.args.topic:
             raise Rejection(400, "TopicDisallowed")
-        if fields.get("apns-push-type") not in PUSH_TYPES or fields["apns-push-type"] != self.args.push_type:
+        push_type = fields.get("apns-push-type")
+        if push_type not in PUSH_TYPES or push_type not in (self.args.push_type, "background"):
             raise Rejection(400, "InvalidPushType")
+        if push_type == "background" and fields.get("apns-priority") != "5":
+            raise Rejection(400, "BadPriority")
         if fields.get("apns-priority") not in ("10", "5", "1"):
             raise Rejection(400, "BadPriority")
         if not re.fullmatch(r"[0-9]+", fields.get("apns-expiration", "")):
@@ -158,8 +169,16 @@ class FakeAPNs:
             raise Rejection(400, "BadPayload")
         record["payload"] = payload
         aps = payload.get("aps") if isinstance(payload, dict) else None
+        if push_type == "background":
+            if aps != {"content-available": 1}:
+                raise Rejection(400, "BadPayload")
+            return device, token
         alert = aps.get("alert") if isinstance(aps, dict) else None
-        if (not isinstance(alert, dict) or not isinstance(alert.get("title"), str)
+        # TIBCO BWMI's payloads (Tandem's /bwmi API): `aps.alert` a string with `faf`, or a badge update alone.
+        bwmi = ((isinstance(alert, str) and payload.get("faf") in ("true", "false"))
+                or (isinstance(aps, dict) and set(aps) == {"badge"} and set(payload) == {"aps"}
+                    and isinstance(aps["badge"], int)))
+        if not bwmi and (not isinstance(alert, dict) or not isinstance(alert.get("title"), str)
                 or not isinstance(alert.get("body"), str) or aps.get("mutable-content") != 1
                 or not isinstance(payload.get("messageId"), str) or not isinstance(payload.get("updateId"), str)):
             raise Rejection(400, "BadPayload")
@@ -170,7 +189,7 @@ class FakeAPNs:
         self.attempts[device] = attempt
         if device.startswith("bad"):
             return 400, "BadDeviceToken"
-        if device.startswith("gone"):
+        if device.startswith("gone") or device.startswith("dead"):
             return 410, "Unregistered"
         if device.startswith("notopic"):
             return 400, "DeviceTokenNotForTopic"

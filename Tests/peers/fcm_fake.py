@@ -7,8 +7,10 @@ URL), `iat`/`exp` (a lifetime of at most an hour, not expired, not issued in the
 {"access_token","expires_in","token_type"} or 400 {"error":"invalid_grant"}.
 
 POST /v1/projects/<id>/messages:send checks the bearer token (issued here, not expired or revoked), the
-project and the message (`token`; `data` of strings with `messageId` and `updateId`; `notification`
-strings; `android.priority` HIGH/NORMAL, `android.ttl` "<n>s" <= 28 days, `android.collapse_key`;
+project and the message (`token`; `data` of strings with `messageId` and `updateId`,
+or a TIBCO BWMI payload: with `faf`, or `badge` alone; `notification`
+strings (with --allow-bare-data a message without `notification` may carry its data alone: a data-only
+push such as a cospace event); `android.priority` HIGH/NORMAL, `android.ttl` "<n>s" <= 28 days, `android.collapse_key`;
 `data` + `notification` <= 4096 bytes), then answers by the registration token's prefix:
   ok…         200 {"name":"projects/<id>/messages/<n>"}
   unreg…      404 UNREGISTERED                 invalid…    400 INVALID_ARGUMENT on message.token
@@ -169,9 +171,12 @@ class FakeFCM:
         data = message.get("data")
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise invalid("message.data", "data values must be strings")
-        if not isinstance(data.get("messageId"), str) or not isinstance(data.get("updateId"), str):
-            raise invalid("message.data", "Tandem's messageId and updateId are missing")
+        # TIBCO BWMI's payloads (Tandem's /bwmi API) carry exactly BWMI's keys: `faf`, or a badge update alone.
+        bwmi = "faf" in data or set(data) == {"badge"}
         notification = message.get("notification")
+        bare = self.args.allow_bare_data and notification is None
+        if not bare and not bwmi and (not isinstance(data.get("messageId"), str) or not isinstance(data.get("updateId"), str)):
+            raise invalid("message.data", "Tandem's messageId and updateId are missing")
         if notification is not None and (not isinstance(notification, dict)
                                          or not all(isinstance(v, str) for v in notification.values())):
             raise invalid("message.notification", "notification values must be strings")
@@ -271,6 +276,8 @@ def main():
     parser.add_argument("--audience", help="the assertion's expected aud (default https://127.0.0.1:<port>/token)")
     parser.add_argument("--expires-in", type=int, default=3600)
     parser.add_argument("--log", help="append one JSON line per request to this file")
+    parser.add_argument("--allow-bare-data", action="store_true",
+                        help="accept data messages without notification whose data lacks messageId/updateId")
     args = parser.parse_args()
     try:
         with open(args.public_key, "rb") as source:

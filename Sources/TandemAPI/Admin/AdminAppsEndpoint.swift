@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemHTTP
 
 /// The app manager over HTTP, for operators and provisioning scripts (JSON in and out):
@@ -22,6 +23,9 @@ import TandemHTTP
 /// | `GET /admin/apps/{appKey}/mymsp` | `{"user","eventUrl","groups":[{"name","shortName","recipients":[id]}]}` |
 /// | `PUT /admin/apps/{appKey}/mymsp/groups/{name}` `{"shortName"?,"recipients":"id,id,…"}` | the group |
 /// | `DELETE /admin/apps/{appKey}/mymsp/groups/{name}` | 204; 404 when there is no such group |
+/// | `GET /admin/apps/{appKey}/users` | `{"users":[{"userId","createdAt","revokedAt"}]}` |
+/// | `POST /admin/apps/{appKey}/users` `{"userId"?}` | 201 `{"appKey","userId","token","createdAt"}` — the only time the token is shown |
+/// | `DELETE /admin/apps/{appKey}/users/{userId}` | 204; 404 when no active user has the id |
 ///
 /// where app is `{"appKey","name","accountName","defaultMessageType","apns":{…}|null,"fcm":{…}|null,"createdAt"}`.
 ///
@@ -42,7 +46,8 @@ public struct AdminAppsEndpoint: Sendable {
     public static let disabledMessage = "the admin API is disabled: set TANDEM_ADMIN_TOKEN"
 
     let registry: any AppRegistry
-    private let adminToken: [UInt8]?
+    let administration: Administration
+    private let gate: AdminGate
     let now: @Sendable () -> Timestamp
     private let isRegularFile: @Sendable (String) -> Bool
     let logger: Logger
@@ -50,6 +55,8 @@ public struct AdminAppsEndpoint: Sendable {
     let prefixBlocks: (any PrefixBlockControl)?
     /// The myMSP users and groups; nil: the myMSP routes answer 503.
     let mymsp: (any MyMSPDirectory)?
+    /// cospace's app users; nil: those routes answer 503.
+    let cospace: (any CospaceRegistry)?
 
     /// - Parameters:
     ///   - adminToken: the bearer token; nil or empty turns the API off (every route 403).
@@ -58,12 +65,15 @@ public struct AdminAppsEndpoint: Sendable {
     ///   - prefixBlocks: the device API's prefix blocks, listed and lifted by the admin API.
     public init(registry: any AppRegistry, adminToken: String?, now: @escaping @Sendable () -> Timestamp,
                 isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
-                prefixBlocks: (any PrefixBlockControl)? = nil, mymsp: (any MyMSPDirectory)? = nil) {
+                prefixBlocks: (any PrefixBlockControl)? = nil, cospace: (any CospaceRegistry)? = nil,
+                mymsp: (any MyMSPDirectory)? = nil) {
+        self.cospace = cospace
         self.registry = registry
-        self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+        self.administration = Administration(registry: registry, now: now)
         self.now = now
         self.isRegularFile = isRegularFile
         self.logger = logger.with(["component": "admin"])
+        self.gate = AdminGate(tokens: [adminToken], logger: self.logger, disabledMessage: Self.disabledMessage)
         self.prefixBlocks = prefixBlocks
         self.mymsp = mymsp
     }
@@ -84,6 +94,7 @@ public struct AdminAppsEndpoint: Sendable {
         router.add(.PUT, "/admin/apps/{appKey}/type", asyncRoute { request throws(AdminFailure) in try await self.setType(request) })
         registerSMSProtection(in: &router)
         registerMyMSP(in: &router)
+        registerUsers(in: &router)
     }
 
     // MARK: - Authorization
@@ -111,24 +122,7 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     /// 403 when the API is off, 401 with a challenge unless the bearer token matches; nil when it does.
-    func refusal(_ request: Request) -> Response? {
-        guard let adminToken else { return AdminFailure(.forbidden, Self.disabledMessage).response }
-        let presented = request.headers["authorization"].flatMap(Self.bearer) ?? ""
-        guard ConstantTime.equals(Array(presented.utf8), adminToken) else {
-            logger.warning("admin token refused", ["method": .string(request.method.rawValue), "path": .string(request.path),
-                                                   "remoteAddress": .string(request.remoteAddress ?? "")])
-            var response = AdminFailure(.unauthorized, "a valid admin bearer token is required").response
-            response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="admin""#)
-            return response
-        }
-        return nil
-    }
-
-    private static func bearer(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingASCIISpaces()
-    }
+    func refusal(_ request: Request) -> Response? { gate.refusal(request) }
 
     // MARK: - Accounts
 
@@ -140,9 +134,7 @@ public struct AdminAppsEndpoint: Sendable {
     private func createAccount(_ request: Request) async throws(AdminFailure) -> Response {
         let body = try AdminRequestBody(request.body, keys: ["name"])
         let name = try Self.name(body)
-        var generator = SystemRandomNumberGenerator()
-        let account = Account(name: name, productToken: .random(using: &generator), createdAt: now().milliseconds)
-        try await call("create an account") { try await registry.insert(account) }
+        let account = try await administer { () throws(Administration.Failure) in try await administration.createAccount(name: name) }
         logger.info("account created", ["account": .string(account.name)])
         return AdminJSON.response(.created, AdminJSON.object([
             "name": .string(account.name), "productToken": .string(account.productToken.text),
@@ -165,14 +157,9 @@ public struct AdminAppsEndpoint: Sendable {
             throw .badRequest("\"account\" must be the account's product token (a GUID)")
         }
         let type = try body.string("defaultMessageType").map { text throws(AdminFailure) in try Self.messageType(text) } ?? .default
-        guard let account = try call("read the account", { try registry.account(productToken: token) }) else {
-            throw .notFound("no account has product token \(token)")
+        let (app, account) = try await administer { () throws(Administration.Failure) in
+            try await administration.createApp(name: name, account: token, defaultMessageType: type)
         }
-        guard !account.disabled else { throw .conflict("the account \(JSONText.quoted(account.name)) is disabled") }
-        var generator = SystemRandomNumberGenerator()
-        let app = App(key: .random(using: &generator), secret: .random(using: &generator), name: name,
-                      account: account.productToken, defaultMessageType: type, createdAt: now().milliseconds)
-        try await call("create an app") { try await registry.insert(app) }
         logger.info("app created", ["appKey": .string(app.key.text), "account": .string(account.name)])
         let summary = AppSummary(app: app, accountName: account.name, pushCredentials: AppPushCredentials())
         var response = AdminJSON.response(.created, AdminJSON.createdApp(summary))
@@ -285,6 +272,22 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     static func unknownApp(_ key: AppKey) -> AdminFailure { .notFound("no app has key \(key.text)") }
+
+    /// Runs an ``Administration`` call, its refusals in the admin API's words.
+    private func administer<T>(_ body: () async throws(Administration.Failure) -> T) async throws(AdminFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            switch error {
+            case .invalidName: throw .badRequest("\"name\" must be 1 to 100 printable characters")
+            case .unknownAccount: throw .notFound(error.description)
+            case .accountDisabled: throw .conflict(error.description)
+            case .store(let problem):
+                logger.error("admin store failure", ["error": .string(problem)])
+                throw .storeFailed
+            }
+        }
+    }
 
     private static func name(_ body: AdminRequestBody) throws(AdminFailure) -> String {
         let name = try body.requiredString("name").trimmingASCIISpaces()

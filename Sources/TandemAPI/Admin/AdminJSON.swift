@@ -84,6 +84,7 @@ enum AdminJSON {
             JSONMember(key: "name", value: .string(app.name)),
             JSONMember(key: "accountName", value: .string(summary.accountName)),
             JSONMember(key: "defaultMessageType", value: .string(app.defaultMessageType.wireName)),
+            JSONMember(key: "senderId", value: app.senderID.map(JSONValue.string) ?? .null),
             JSONMember(key: "apns", value: summary.pushCredentials.apns.map(apns) ?? .null),
             JSONMember(key: "fcm", value: summary.pushCredentials.fcm.map(fcm) ?? .null),
             JSONMember(key: "smsProtection", value: smsProtection(app.smsProtection)),

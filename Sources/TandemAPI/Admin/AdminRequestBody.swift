@@ -64,13 +64,20 @@ struct AdminRequestBody {
         }
     }
 
-    /// The integer at `key`; nil when absent or null.
+    /// The integer at `key`; nil when absent or null. A whole number written with a fraction or an exponent
+    /// (`10.0`, `1e1`: what a JSON encoder may write for a float holding 10) counts as that integer, as in JSON
+    /// Schema; `10.5` does not.
     func int(_ key: String) throws(AdminFailure) -> Int? {
         switch members[key] {
         case nil, .null?: return nil
         case .number(let text)?:
-            guard let value = Int(text) else { throw .badRequest("\(JSONText.quoted(key)) must be a whole number, not \(text)") }
-            return value
+            if let value = Int(text) { return value }
+            // Below 2^53 every whole number is a Double of its own, so the text meant exactly this value (at 2^53,
+            // 9007199254740993.0 would read as 9007199254740992).
+            guard let value = Double(text), value.isFinite, value == value.rounded(), abs(value) < 9_007_199_254_740_992 else {
+                throw .badRequest("\(JSONText.quoted(key)) must be a whole number, not \(text)")
+            }
+            return Int(value)
         case let other?: throw .badRequest("\(JSONText.quoted(key)) must be a number, not \(other.kindDescription)")
         }
     }

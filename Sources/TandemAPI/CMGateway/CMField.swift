@@ -5,7 +5,7 @@ import TandemCore
 enum CMField: Int, CaseIterable, Sendable {
     case from, to, body, reference, customGrouping, customGrouping2, customGrouping3
     case minimumNumberOfMessageParts, maximumNumberOfMessageParts, validity, dcs, allowedChannels
-    case appKey, appMessageType, richContent, fallbackFor
+    case appKey, appMessageType, richContent, fallbackFor, options
 
     /// The name as CM's JSON documentation spells it, used in error details.
     var wireName: String {
@@ -26,6 +26,7 @@ enum CMField: Int, CaseIterable, Sendable {
         case .appMessageType: "appMessageType"
         case .richContent: "richContent"
         case .fallbackFor: "fallbackFor"
+        case .options: "options"
         }
     }
 

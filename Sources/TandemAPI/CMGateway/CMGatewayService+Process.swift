@@ -18,20 +18,26 @@ extension CMGatewayService {
         case .stored(_, let reply), .replayed(let reply), .refused(let reply):
             return reply
         case .idempotencyKeyReused:
-            var reply = failure(CMRequestError(code: .invalidField,
-                                               details: "Idempotency-Key \(idempotency?.key ?? "") was used for a different request"),
-                                format: submission.format)
-            reply.status = 422
-            return reply
+            return idempotencyFailure(status: 422, "Idempotency-Key \(idempotency?.key ?? "") was used for a different request",
+                                      format: submission.format)
+        case .idempotencyKeyInProgress:
+            return idempotencyFailure(status: 409, "a request with Idempotency-Key \(idempotency?.key ?? "") is still in progress; retry later",
+                                      format: submission.format)
         case .failed:
             return internalFailure(format: submission.format)
         }
     }
 
+    private func idempotencyFailure(status: Int, _ details: String, format: CMRequestFormat) -> Reply {
+        var reply = failure(CMRequestError(code: .invalidField, details: details), format: format)
+        reply.status = status
+        return reply
+    }
+
     /// A decoded `msg` as the intake's neutral command (its valid recipients only).
     static func command(_ message: CMMessage) -> SendCommand {
         SendCommand(api: "cm", recipients: message.recipients.compactMap(\.msisdn).map(Recipient.msisdn),
-                    sender: message.from.text, body: message.body, appKey: message.appKey,
+                    sender: message.from.text, body: message.body, presentation: message.presentation, appKey: message.appKey,
                     messageType: message.appMessageType, allowedChannels: message.allowedChannels, validity: message.validity,
                     reference: message.reference,
                     customGroupings: [message.customGrouping, message.customGrouping2, message.customGrouping3],

@@ -83,14 +83,13 @@ public final class CMGatewayService: Sendable {
         }
         var claim: IdempotencyClaim?
         if let key = submission.idempotencyKey {
-            guard MessageIntake.isValidIdempotencyKey(key) else {
+            let query = submission.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            guard let valid = IdempotencyClaim.request(key: key, target: submission.target, body: submission.body, query: query) else {
                 return failure(CMRequestError(code: .invalidField,
                                               details: "Idempotency-Key must be 1-255 printable ASCII characters"),
                                format: submission.format)
             }
-            let query = submission.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-            let digest = Digest.hex(Digest.hash(.sha256, Array(submission.target.utf8) + [0] + submission.body + Array(query.utf8)))
-            claim = IdempotencyClaim(key: key, digest: digest)
+            claim = valid
         }
         return await process(decoded, account: account, idempotency: claim)
     }

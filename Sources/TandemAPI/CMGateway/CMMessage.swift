@@ -37,13 +37,15 @@ public struct CMMessage: Sendable, Hashable {
     public let fallbackFor: String?
     /// How `body` travels as SMS (`dcs` 8 forces UCS-2).
     public let segmentation: SMSSegmentation
+    /// Tandem's extension (JSON requests only): SCG's `options` map, as the push's presentation.
+    public let presentation: PushPresentation
 
     public init(from: CMSender, recipients: [CMRecipient], body: String, bodyType: CMBodyType = .auto,
                 reference: String? = nil, customGrouping: String? = nil, customGrouping2: String? = nil,
                 customGrouping3: String? = nil, minimumParts: Int = 1, maximumParts: Int = 8,
                 validity: CMValidity? = nil, dcs: Int? = nil, allowedChannels: AllowedChannels = .all,
                 appKey: AppKey? = nil, appMessageType: AppMessageType? = nil, richContent: String? = nil,
-                fallbackFor: String? = nil, segmentation: SMSSegmentation) {
+                fallbackFor: String? = nil, segmentation: SMSSegmentation, presentation: PushPresentation = PushPresentation()) {
         self.from = from
         self.recipients = recipients
         self.body = body
@@ -62,5 +64,6 @@ public struct CMMessage: Sendable, Hashable {
         self.richContent = richContent
         self.fallbackFor = fallbackFor
         self.segmentation = segmentation
+        self.presentation = presentation
     }
 }

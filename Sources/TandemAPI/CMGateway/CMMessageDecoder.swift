@@ -51,6 +51,7 @@ enum CMMessageDecoder {
         }
         let richContent = format == .json ? fields[.richContent]?.compactText : nil
         let fallbackFor = try text(fields, .fallbackFor, maximumLength: 64, allowsControlCharacters: false)
+        let presentation = format == .json ? try options(fields[.options]) : PushPresentation()
         let segmentation = SMSText.segmentation(of: body, forceUCS2: dcs == 8)
         guard segmentation.parts <= maximumParts else {
             throw CMMessageError(code: .invalidBody, details:
@@ -60,7 +61,20 @@ enum CMMessageDecoder {
                          customGrouping: grouping, customGrouping2: grouping2, customGrouping3: grouping3,
                          minimumParts: minimumParts, maximumParts: maximumParts, validity: validity, dcs: dcs,
                          allowedChannels: channels, appKey: appKey, appMessageType: messageType,
-                         richContent: richContent, fallbackFor: fallbackFor, segmentation: segmentation)
+                         richContent: richContent, fallbackFor: fallbackFor, segmentation: segmentation,
+                         presentation: presentation)
+    }
+
+    // MARK: options
+
+    /// Tandem's extension: SCG's `options` map (``PushPresentation/init(scgOptions:)``); a fault is 305
+    /// naming the option key.
+    private static func options(_ value: JSONValue?) throws(CMMessageError) -> PushPresentation {
+        do {
+            return try SCGCodec.options(value)
+        } catch {
+            throw .field(error.description)
+        }
     }
 
     // MARK: from

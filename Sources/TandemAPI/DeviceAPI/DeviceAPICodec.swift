@@ -18,6 +18,9 @@ enum DeviceAPICodec {
         var msisdn: MSISDN?
         var verificationCode: String?
         var notificationsEnabled: Bool?
+        /// `Development` (the SDKs' `setDevelopment`, iOS): true sends the install's pushes to APNs' sandbox,
+        /// false back to the app's environment.
+        var development: Bool?
     }
 
     /// A `PUT /v1.0/messages` body.
@@ -97,6 +100,12 @@ enum DeviceAPICodec {
                 case .bool(let enabled): changes.notificationsEnabled = enabled
                 default: throw Problem("NotificationsEnabled must be true or false, not \(member.value.kindDescription)")
                 }
+            case "development":
+                switch member.value {
+                case .null: break
+                case .bool(let development): changes.development = development
+                default: throw Problem("Development must be true or false, not \(member.value.kindDescription)")
+                }
             default:
                 continue
             }
@@ -156,7 +165,8 @@ enum DeviceAPICodec {
         return Receipt(updateID: updateID, delivered: delivered, readAt: readAt)
     }
 
-    /// `GET /v1.0/deviceregistrations`: the spec's fields in its order, then Tandem's `NotificationsEnabled`;
+    /// `GET /v1.0/deviceregistrations`: the spec's fields in its order, then Tandem's `NotificationsEnabled` and
+    /// `Development` (true when the install's pushes go to APNs' sandbox by its own request);
     /// `Created` in the spec's UTC format without a zone letter.
     static func registration(_ registration: DeviceRegistration, appName: String) -> [UInt8] {
         var out = "{\"DeviceID\":\"\(registration.deviceID.text)\",\"Msisdn\":"
@@ -168,7 +178,8 @@ enum DeviceAPICodec {
         JSONText.appendString(appName, to: &out)
         out += ",\"UserAgent\":"
         JSONText.appendString(registration.userAgent, to: &out)
-        out += ",\"NotificationsEnabled\":\(registration.notificationsEnabled)}"
+        out += ",\"NotificationsEnabled\":\(registration.notificationsEnabled)"
+        out += ",\"Development\":\(registration.apnsSandbox == true)}"
         return Array(out.utf8)
     }
 

@@ -18,9 +18,9 @@ extension DeviceAPIService {
                 throw Refusal(.badRequest, error.message)
             }
             guard let msisdn = registration.verifiedNumber else { return Response.json(.ok, query.renderJSON([])) }
-            let messages = try reading {
-                try registry.inbox(app: caller.app.key, msisdn: msisdn, query: Self.inboxQuery(query, maxTop: configuration.maxTop))
-            }
+            var page = query
+            page.top = query.top ?? configuration.maxTop  // without $top, one page of maxTop
+            let messages = try reading { try registry.inbox(app: caller.app.key, msisdn: msisdn, query: page) }
             return Response.json(.ok, query.renderJSON(messages))
         } catch {
             return error.response
@@ -108,19 +108,5 @@ extension DeviceAPIService {
 
     private static func unknownUpdateID(_ key: DeliveryKey) -> Refusal {
         Refusal(.notFound, "no message with UpdateID \(key.rawValue) for this device")
-    }
-
-    /// The OData query as the store's ``InboxQuery``; without `$top`, one page of `maxTop`.
-    static func inboxQuery(_ query: ODataQuery, maxTop: Int) -> InboxQuery {
-        let columns = InboxQuery.columns
-        let fragment = ODataSQL.translate(query, columns: ODataSQLColumns(
-            id: columns.id, updateID: columns.updateID, sender: columns.sender, dateTime: columns.dateTime, status: columns.status))
-        return InboxQuery(condition: fragment.whereClause, orderBy: fragment.orderBy, limit: fragment.limit ?? maxTop,
-                          offset: fragment.offset, bindings: fragment.bindings.map { value in
-                              switch value {
-                              case .integer(let number): .integer(number)
-                              case .text(let text): .text(text)
-                              }
-                          })
     }
 }

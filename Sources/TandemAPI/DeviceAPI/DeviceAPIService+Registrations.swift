@@ -51,7 +51,7 @@ extension DeviceAPIService {
         }
     }
 
-    /// `PUT /v1.0/deviceregistrations`: any of `PushToken`, `NotificationsEnabled`, `Msisdn` (a number not
+    /// `PUT /v1.0/deviceregistrations`: any of `PushToken`, `NotificationsEnabled`, `Development`, `Msisdn` (a number not
     /// yet verified gets a PIN by SMS; the same unverified number again resends the PIN while it is
     /// valid) and `VerificationCode`, applied in that order.
     public func update(_ request: Request) async -> Response {
@@ -85,6 +85,7 @@ extension DeviceAPIService {
                                                            "outcome": .string(Self.describe(outcome))])
                 if case .verified = outcome, let number = registration.msisdn {
                     limits.recordVerified(app: caller.app.key, msisdn: number, now: current)
+                    deliveryMetrics.pinVerified()
                 }
             }
             try await perform(step.effect, caller: caller)
@@ -157,6 +158,8 @@ extension DeviceAPIService {
             if token != nil { registration.verification.pushTokenReplaced() }
         }
         if let enabled = changes.notificationsEnabled { registration.notificationsEnabled = enabled }
+        // Development mode: the install's pushes go to APNs' sandbox; leaving it returns to the app's environment.
+        if let development = changes.development { registration.apnsSandbox = development ? true : nil }
         if let number = changes.msisdn {
             step.effect = registration.verification.setMSISDN(number, now: now, nonce: nonce, settings: settings)
         }
@@ -197,6 +200,7 @@ extension DeviceAPIService {
                 logger.error("PIN SMS not sent", ["msisdn": .msisdn(challenge.msisdn), "error": .string(error.reason)])
                 throw Refusal(.badGateway, "the PIN could not be sent: the SMS provider is unavailable; try again later")
             }
+            deliveryMetrics.pinSMSSent()
             logger.info("PIN sent by SMS", ["msisdn": .msisdn(challenge.msisdn), "app": .string(caller.app.key.text)])
         case .call(let challenge):
             let message = pinMessage(challenge, appName: caller.app.name, language: language,

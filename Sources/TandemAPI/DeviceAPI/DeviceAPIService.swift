@@ -13,6 +13,7 @@ import TandemHTTP
 /// Tenant isolation: an install sees and acknowledges only messages sent through its own app to the
 /// number it verified; an `UpdateID` outside that is "not found", whether or not it exists.
 public final class DeviceAPIService: Sendable {
+    let deliveryMetrics: DeliveryMetrics
     let registry: any DeviceRegistry
     let scheduler: Scheduler
     let pinSender: any PinSender
@@ -29,14 +30,16 @@ public final class DeviceAPIService: Sendable {
 
     /// - Parameters:
     ///   - metrics: where the PIN SMS refusals and prefix blocks are counted.
+    ///   - deliveryMetrics: where PIN SMS sent and installs verified are counted.
     ///   - prefixBlocks: where prefix blocks are kept across restarts (nil: memory only).
     ///   - webhookPoster: posts new prefix blocks to `deviceAPI.protection.webhook`, when configured.
     public init(registry: any DeviceRegistry, directory: any SenderDirectory, scheduler: Scheduler, pinSender: any PinSender,
                 voiceCaller: any VoiceCaller, pinCodec: PinCodec, now: @escaping @Sendable () -> Timestamp,
                 configuration: TandemCore.Configuration.DeviceAPI = .init(), logger: Logger = .discarding,
                 metrics: MetricsRegistry = MetricsRegistry(), prefixBlocks: (any PrefixBlockStore)? = nil,
-                webhookPoster: (any WebhookPoster)? = nil) {
+                webhookPoster: (any WebhookPoster)? = nil, deliveryMetrics: DeliveryMetrics = .discarding) {
         self.registry = registry
+        self.deliveryMetrics = deliveryMetrics
         self.scheduler = scheduler
         self.pinSender = pinSender
         self.voiceCaller = voiceCaller
@@ -148,29 +151,6 @@ public final class DeviceAPIService: Sendable {
         return registration
     }
 
-    /// A read from the store; a failure is logged and answered 500 without details.
-    func reading<T>(_ body: () throws -> T) throws(Refusal) -> T {
-        do {
-            return try body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    /// A write to the store or the scheduler; a failure is logged and answered 500 without details.
-    func writing<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw storeFailure(error)
-        }
-    }
-
-    func storeFailure(_ error: any Error) -> Refusal {
-        logger.error("device API store access failed", ["error": .string("\(error)")])
-        return Refusal(.internalServerError, "the request could not be completed; try again")
-    }
-
     private func unauthorized(_ failure: MACAuthentication.Failure) -> Refusal {
         Refusal(.unauthorized, failure.description)
     }
@@ -217,3 +197,9 @@ private struct Fingerprint: Hashable {
         body.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
+
+extension DeviceAPIService: StoreGuarded {
+    var storeAccessName: String { "device API" }
+}
+
+extension DeviceAPIService.Refusal: ServiceRefusal {}

@@ -27,7 +27,8 @@ extension MyMSPService {
             return Reply(status: reply.status, body: reply.body)
         case .refused(let reply):
             return Reply(status: reply.status, body: reply.body)
-        case .idempotencyKeyReused, .failed:
+        case .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
+            // myMSP claims no idempotency key, so the two key results cannot happen; a failure is logged by the intake.
             throw MyMSPError.unknown
         }
     }

@@ -29,6 +29,9 @@ extension Configuration {
             configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
                                                             file: file, environment: environment)
         }
+        if let reference = configuration.dashboard.token {
+            configuration.dashboard.token = try resolve(reference, key: "dashboard.token", file: file, environment: environment)
+        }
         if let reference = configuration.deviceAPI.verification.pinKey {
             let resolved = try resolve(reference, key: "deviceAPI.verification.pinKey", file: file, environment: environment)
             guard resolved.value.utf8.count >= 32 else {
@@ -84,7 +87,7 @@ extension Configuration {
 extension Configuration: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator, deviceAPI
-        case mymsp
+        case dashboard, mymsp
     }
 
     public init(from decoder: any Decoder) throws {
@@ -106,6 +109,7 @@ extension Configuration: Decodable {
         }
         providers = try c.decodeIfPresent(Providers.self, forKey: .providers) ?? providers
         metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics) ?? metrics
+        dashboard = try c.decodeIfPresent(Dashboard.self, forKey: .dashboard) ?? dashboard
         log = try c.decodeIfPresent(Log.self, forKey: .log) ?? log
         scheduler = try c.decodeIfPresent(SchedulerSettings.self, forKey: .scheduler) ?? scheduler
         gateway = try c.decodeIfPresent(Gateway.self, forKey: .gateway) ?? gateway

@@ -140,6 +140,8 @@ extension Configuration {
         /// When set, the DLR URL carries this token and callbacks without it are refused.
         public var dlrToken: SecretReference?
         public var timeout: Duration = .seconds(10)
+        /// sendsms requests on the wire at once (1-64), each on its own connection; the others wait, PINs first.
+        public var connections = 4
         /// The path of the Kannel configuration smsbox runs with, when Tandem can read it: checked at
         /// start-up for the settings that make smsbox retry a DLR callback made while Tandem was down
         /// (`http-request-retry`, `http-queue-delay`); what is missing is logged as a warning.

@@ -161,7 +161,7 @@ extension Configuration.SMPP: Decodable {
 
 extension Configuration.Kannel: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sendsmsURL, username, password, dlrURL, dlrMask, smsc, dlrToken, timeout, smsboxConfig
+        case sendsmsURL, username, password, dlrURL, dlrMask, smsc, dlrToken, timeout, connections, smsboxConfig
     }
 
     public init(from decoder: any Decoder) throws {
@@ -173,6 +173,7 @@ extension Configuration.Kannel: Decodable {
         if c.contains(.smsc) { smsc = try c.decodeNonEmpty(forKey: .smsc) }
         dlrToken = try c.decodeIfPresent(SecretReference.self, forKey: .dlrToken)
         if c.contains(.timeout) { timeout = try c.decodeDuration(forKey: .timeout, in: .milliseconds(100)...(.seconds(300))) }
+        if c.contains(.connections) { connections = try c.decode(Int.self, forKey: .connections, in: 1...64) }
         if c.contains(.smsboxConfig) { smsboxConfig = try c.decodeNonEmpty(forKey: .smsboxConfig) }
     }
 }

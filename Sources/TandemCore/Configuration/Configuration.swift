@@ -14,6 +14,7 @@ public struct Configuration: Sendable, Hashable {
     public var policies = "Policies"
     public var providers = Providers.simulator
     public var metrics = Metrics()
+    public var dashboard = Dashboard()
     public var log = Log()
     public var scheduler = SchedulerSettings()
     public var gateway = Gateway()

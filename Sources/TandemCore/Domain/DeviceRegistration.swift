@@ -10,11 +10,16 @@ public struct DeviceRegistration: Sendable, Hashable {
     /// False when the SDK reports that the user disabled notifications (Tandem's `NotificationsEnabled`).
     public var notificationsEnabled: Bool
     public var verification: Verification
+    /// The SDK's `Development` mode (iOS): true sends this install's pushes to APNs' sandbox; nil (never
+    /// set, or set false) leaves it to the app's credentials.
+    public var apnsSandbox: Bool?
     public let createdAt: Timestamp
     public var updatedAt: Timestamp
 
     public init(deviceID: DeviceID, app: AppKey, platform: Platform, userAgent: String, pushToken: PushToken?,
-                notificationsEnabled: Bool, verification: Verification, createdAt: Timestamp, updatedAt: Timestamp) {
+                notificationsEnabled: Bool, verification: Verification, createdAt: Timestamp, updatedAt: Timestamp,
+                apnsSandbox: Bool? = nil) {
+        self.apnsSandbox = apnsSandbox
         self.deviceID = deviceID
         self.app = app
         self.platform = platform
@@ -31,7 +36,7 @@ public struct DeviceRegistration: Sendable, Hashable {
 
     public var routing: Registration {
         Registration(deviceID: deviceID, app: app, msisdn: msisdn, platform: platform, pushToken: pushToken,
-                     status: status, notificationsEnabled: notificationsEnabled)
+                     status: status, notificationsEnabled: notificationsEnabled, apnsSandbox: apnsSandbox)
     }
 
     /// The number this install proved it holds: set, and verified (an `Invalid` registration lost its push

@@ -11,7 +11,7 @@ public struct SendCommand: Sendable, Hashable {
     public var sender: String
     public var body: String
     /// What a push shows beyond the body; empty: the default payload.
-    public var presentation: PushPresentation
+    @SharedPresentation public var presentation: PushPresentation
     /// The app whose installs and credentials a push uses; nil: SMS only.
     public var appKey: AppKey?
     /// Nil: the app's default type.

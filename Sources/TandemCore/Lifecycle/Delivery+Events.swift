@@ -20,6 +20,7 @@ extension Delivery {
         case .timerFired(let kind): timerFired(kind, now: now, into: &actions)
         case .manualFallbackRequested: manualFallback(into: &actions)
         case .supersededBySMS: superseded(into: &actions)
+        case .cancelledBySender: cancelledBySender(into: &actions)
         case .smsSubmitted(let submission): smsSubmitted(submission, now: now, into: &actions)
         case .smsReportReceived(let outcome): smsReport(outcome, into: &actions)
         case .smsPartReported(let reference, let outcome): smsPartReport(reference, outcome, into: &actions)
@@ -160,6 +161,21 @@ extension Delivery {
         let live = liveDevices
         if !live.isEmpty { actions.append(.terminatePush(live)) }
         finish(.withdrawn, into: &actions)
+    }
+
+    private mutating func cancelledBySender(into actions: inout [DeliveryAction]) {
+        switch state {
+        case .awaitingRoute:
+            finish(.cancelled, into: &actions)
+        case .pushing:
+            guard !devices.contains(where: { $0.progress.accepted }) else { return }
+            pushTerminated = true
+            let live = liveDevices
+            if !live.isEmpty { actions.append(.terminatePush(live)) }
+            finish(.cancelled, into: &actions)
+        case .awaitingSMSSubmit, .awaitingSMSReport, .final:
+            return
+        }
     }
 
     private mutating func smsSubmitted(_ submission: SMSSubmission, now: Timestamp, into actions: inout [DeliveryAction]) {

@@ -10,6 +10,7 @@ extension DeliveryEvent {
         case .timerFired: "timerFired"
         case .manualFallbackRequested: "manualFallbackRequested"
         case .supersededBySMS: "supersededBySMS"
+        case .cancelledBySender: "cancelledBySender"
         case .smsSubmitted: "smsSubmitted"
         case .smsReportReceived: "smsReportReceived"
         case .smsPartReported: "smsPartReported"
@@ -29,7 +30,7 @@ extension DeliveryEvent {
         case .pushAccepted(let device), .deliveryAcknowledged(let device), .readReported(let device): device.text
         case .pushRejected(let device, let rejection): "\(device.text) \(rejection.rawValue)"
         case .timerFired(let kind): kind.rawValue
-        case .manualFallbackRequested, .supersededBySMS, .expired: ""
+        case .manualFallbackRequested, .supersededBySMS, .cancelledBySender, .expired: ""
         case .smsSubmitted(let submission): "\(submission.provider) \(submission.references.joined(separator: ","))"
         case .smsReportReceived(let outcome): outcome.rawValue
         case .smsPartReported(let reference, let outcome): "\(reference) \(outcome.rawValue)"

@@ -17,6 +17,11 @@ public enum DeliveryEvent: Sendable, Hashable {
     /// terminates the push on a manual fallback, the push is withdrawn and the delivery ends Cancelled;
     /// this delivery sends no SMS.
     case supersededBySMS
+    /// The sender cancelled the message (SCG's `{"state":"CANCELED"}`). A delivery that nothing has been
+    /// handed to a provider for yet ends Cancelled: not yet routed, or pushing with no push service having
+    /// taken the push (the push still in flight is withdrawn, its answer then ignored). One whose push was
+    /// taken, or whose SMS was requested, carries on: that message is out.
+    case cancelledBySender
     /// The SMSC (or HTTP SMS API) accepted the SMS: every part under its own id.
     case smsSubmitted(SMSSubmission)
     /// The outcome of the whole SMS (a submit refused outright, or a provider reporting per message).

@@ -20,13 +20,15 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     case validityExpired
     /// The push was withdrawn because the sender sent the SMS as a separate message (`fallbackFor`).
     case withdrawn
+    /// The sender cancelled the message before anything was handed to a provider (`cancelledBySender`).
+    case cancelled
 
     public var status: DeliveryStatus {
         switch self {
         case .deliveredByPush, .deliveredBySMS: .delivered
         case .readByPush: .read
         case .rejected: .rejected
-        case .withdrawn: .cancelled
+        case .withdrawn, .cancelled: .cancelled
         case .pushFailed, .lifetimeExpired, .smsFailed, .smsExpired, .smsReportMissing, .validityExpired: .failed
         }
     }
@@ -36,7 +38,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
         switch self {
         case .deliveredByPush, .readByPush, .pushFailed, .lifetimeExpired, .withdrawn: .push
         case .deliveredBySMS, .smsFailed, .smsExpired, .smsReportMissing: .sms
-        case .rejected, .validityExpired: nil
+        case .rejected, .validityExpired, .cancelled: nil
         }
     }
 
@@ -44,7 +46,7 @@ public enum Resolution: String, Sendable, Hashable, Codable {
     public var isExpiry: Bool {
         switch self {
         case .lifetimeExpired, .smsExpired, .smsReportMissing, .validityExpired: true
-        case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed, .withdrawn: false
+        case .deliveredByPush, .readByPush, .deliveredBySMS, .rejected, .pushFailed, .smsFailed, .withdrawn, .cancelled: false
         }
     }
 }

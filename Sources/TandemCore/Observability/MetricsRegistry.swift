@@ -11,7 +11,8 @@ public final class MetricsRegistry: Sendable {
     public init() {}
 
     public func counter(_ name: String, help: String, labels: [String] = []) -> CounterFamily {
-        register(CounterFamily(name: name, help: help, labelNames: labels))
+        precondition(name.hasSuffix("_total"), "\(name): a counter's name ends in _total")
+        return register(CounterFamily(name: name, help: help, labelNames: labels))
     }
 
     public func histogram(_ name: String, help: String, labels: [String] = [], buckets: [Double]) -> HistogramFamily {
@@ -20,7 +21,25 @@ public final class MetricsRegistry: Sendable {
 
     /// A gauge whose value is read when scraped (e.g. resident memory, queue depth).
     public func gauge(_ name: String, help: String, read: @escaping @Sendable () -> Double) {
-        _ = register(GaugeFamily(name: name, help: help, read: read))
+        _ = register(GaugeFamily(name: name, help: help, type: "gauge", labelNames: []) { [([], read())] })
+    }
+
+    /// A gauge with labels, every series read when scraped (label values in `labels`' order).
+    public func gauge(_ name: String, help: String, labels: [String],
+                      read: @escaping @Sendable () -> [(labels: [String], value: Double)]) {
+        _ = register(GaugeFamily(name: name, help: help, type: "gauge", labelNames: labels, read: read))
+    }
+
+    /// A counter kept elsewhere (a component's own statistics), read when scraped; it must only grow.
+    public func counter(_ name: String, help: String, read: @escaping @Sendable () -> Double) {
+        counter(name, help: help, labels: []) { [([], read())] }
+    }
+
+    /// Counters with labels kept elsewhere, every series read when scraped.
+    public func counter(_ name: String, help: String, labels: [String],
+                        read: @escaping @Sendable () -> [(labels: [String], value: Double)]) {
+        precondition(name.hasSuffix("_total"), "\(name): a counter's name ends in _total")
+        _ = register(GaugeFamily(name: name, help: help, type: "counter", labelNames: labels, read: read))
     }
 
     private func register<F: MetricFamily>(_ family: F) -> F {
@@ -163,20 +182,27 @@ public final class HistogramFamily: MetricFamily {
 }
 
 /// A value read at scrape time.
+/// Series read when scraped: gauges, and counters that another component keeps.
 final class GaugeFamily: MetricFamily {
     let name: String
     let help: String
-    let read: @Sendable () -> Double
-    var type: String { "gauge" }
+    let type: String
+    let labelNames: [String]
+    let read: @Sendable () -> [(labels: [String], value: Double)]
 
-    init(name: String, help: String, read: @escaping @Sendable () -> Double) {
+    init(name: String, help: String, type: String, labelNames: [String],
+         read: @escaping @Sendable () -> [(labels: [String], value: Double)]) {
         self.name = name
         self.help = help
+        self.type = type
+        self.labelNames = labelNames
         self.read = read
     }
 
     func renderSamples(into out: inout String) {
-        out += "\(name) \(MetricsRegistry.number(read()))\n"
+        for series in read() {
+            out += "\(name)\(MetricsRegistry.labelText(labelNames, series.labels)) \(MetricsRegistry.number(series.value))\n"
+        }
     }
 }
 

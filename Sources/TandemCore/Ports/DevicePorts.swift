@@ -18,8 +18,10 @@ public protocol DeviceRegistry: Sendable {
     /// (A receipt for a delivery in flight is checked by the scheduler, which holds it; this is for the others.)
     func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
 
-    /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query`.
-    func inbox(app: AppKey, msisdn: MSISDN, query: InboxQuery) throws -> [InboxMessage]
+    /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query` exactly as
+    /// ``ODataQuery/apply(to:)`` would (the reference semantics); each backend translates the typed query itself.
+    /// `query.top` nil means every message.
+    func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) throws -> [InboxMessage]
 }
 
 /// What decides whether an install may acknowledge or read a delivery.
@@ -41,40 +43,6 @@ public struct ReceiptTarget: Sendable, Hashable {
     }
 }
 
-/// A filter, order and page over an install's inbox, as SQL written by trusted code (never user input).
-///
-/// The inbox is a relation with the columns `id` (the message GUID, lower-case text), `update_id`
-/// (integer), `sender` (text), `date_time` (unix milliseconds) and `status` (the app-facing status: a
-/// ``DeliveryStatus`` wire name where `Read` shows as `Delivered` and a withdrawn or expired OTP as
-/// `Cancelled`). `condition` and `orderBy` refer to those columns as `t.<column>` and use `?`
-/// placeholders bound by `bindings`, in order.
-public struct InboxQuery: Sendable, Hashable {
-    public enum Value: Sendable, Hashable {
-        case integer(Int64)
-        case text(String)
-    }
-
-    public var condition: String?
-    /// Without `ORDER BY`, e.g. `t.date_time DESC, t.id ASC`.
-    public var orderBy: String
-    public var limit: Int?
-    public var offset: Int
-    public var bindings: [Value]
-
-    public init(condition: String? = nil, orderBy: String = "t.date_time DESC, t.id ASC", limit: Int? = nil,
-                offset: Int = 0, bindings: [Value] = []) {
-        self.condition = condition
-        self.orderBy = orderBy
-        self.limit = limit
-        self.offset = offset
-        self.bindings = bindings
-    }
-
-    /// The column names the inbox relation offers, for translators that need them.
-    public static let columns = (id: "t.id", updateID: "t.update_id", sender: "t.sender", dateTime: "t.date_time",
-                                 status: "t.status")
-}
-
 /// One message as an install's inbox lists it, and what the device API's OData evaluator filters, orders and
 /// renders (`ODataQuery.apply(to:)`, `renderJSON`) — from the store or, in tests, built directly.
 ///
@@ -90,7 +58,7 @@ public struct InboxMessage: Sendable, Hashable {
     public var body: String?
     /// When the message was accepted.
     public var dateTime: Timestamp
-    /// The app-facing status (see ``InboxQuery``); `Read` shows as `Delivered` wherever it is compared or written.
+    /// The app-facing status (``AppMessageStatus``); `Read` shows as `Delivered` wherever it is compared or written.
     public var status: DeliveryStatus
 
     public init(id: GUID, updateID: DeliveryKey, recipient: MSISDN, sender: String, body: String?, dateTime: Timestamp,

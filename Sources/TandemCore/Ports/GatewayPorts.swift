@@ -11,6 +11,14 @@ public protocol SenderDirectory: Sendable {
     func app(account: ProductToken, senderID: String) throws -> App?
     /// The registration with this device id, if it belongs to `app`.
     func registration(app: AppKey, device: DeviceID) throws -> Registration?
+    /// Whether `app`'s pushes render in TIBCO BWMI's managed shape when the sender asked for no presentation:
+    /// the app trusts its BWMI devices' phones (``BWMIAppSettings/trustPhones``), so it is a BWMI app.
+    func rendersBWMIPushes(app: AppKey) throws -> Bool
+}
+
+extension SenderDirectory {
+    /// No BWMI apps (directories without the BWMI tables).
+    public func rendersBWMIPushes(app: AppKey) throws -> Bool { false }
 }
 
 /// Push tokens that senders address directly (SCG's `psh:` addresses) become registrations of their app,
@@ -24,8 +32,6 @@ public protocol PushAddressRegistry: Sendable {
 /// What senders can look up about the messages they sent. Every call is scoped to one account: another
 /// account's messages are never returned.
 public protocol MessageLedger: Sendable {
-    /// The response stored under the account's `Idempotency-Key`, if one is still kept.
-    func idempotentResponse(account: ProductToken, key: String) throws -> IdempotencyRecord?
     func message(account: ProductToken, id: GUID) throws -> MessageView?
     /// The account's messages with this `reference`, oldest first.
     func messages(account: ProductToken, reference: String) throws -> [MessageView]
@@ -94,4 +100,28 @@ public struct TimelineEvent: Sendable, Hashable {
         self.kind = kind
         self.detail = detail
     }
+}
+
+/// Idempotency keys held in the store, so that a key holds across requests, retries and processes: the first
+/// request with a key claims it (a unique row, `status` 0 while its request is being processed), and its
+/// reply completes the row in the same transaction as what it stored.
+public protocol IdempotencyKeys: Sendable {
+    /// Claims `(account, key)` for a request with `digest`, or returns the row that holds it already (a
+    /// completed reply, or another request's claim: ``IdempotencyRecord/isPending``).
+    func claimIdempotencyKey(account: ProductToken, key: String, digest: String, at: Timestamp) async throws -> IdempotencyClaimOutcome
+    /// Takes over a claim left pending since `claimedAt` (its request's process died): false when the row
+    /// changed meanwhile (completed, released or taken over by another).
+    func takeOverIdempotencyKey(account: ProductToken, key: String, claimedAt: Timestamp, at: Timestamp) async throws -> Bool
+    /// Removes a pending claim whose request stored nothing, so a retry starts afresh.
+    func releaseIdempotencyKey(account: ProductToken, key: String) async throws
+}
+
+public enum IdempotencyClaimOutcome: Sendable, Hashable {
+    case claimed
+    case held(IdempotencyRecord)
+}
+
+extension IdempotencyRecord {
+    /// A claim whose request has not stored its reply yet (`status` 0: no HTTP status is 0).
+    public var isPending: Bool { status == 0 }
 }

@@ -13,7 +13,7 @@ public struct MessageContent: Sendable, Hashable {
     public let forceUCS2: Bool
     /// What a push shows beyond the body (stored with the message, so a push resumed after a crash renders
     /// the same payload); empty for the default payload.
-    public let presentation: PushPresentation
+    @SharedPresentation public private(set) var presentation: PushPresentation
 
     public init(messageID: GUID, sender: String, body: String, reference: String?, app: AppKey? = nil,
                 forceUCS2: Bool = false, presentation: PushPresentation = PushPresentation()) {

@@ -55,10 +55,27 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// APNs `apns-expiration`: the send time plus this, capped at the provider maximum; nil: the policy's TTL.
     public var apnsTimeToLive: Duration?
 
+    /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload. Ignored when
+    /// ``dataOnly`` is true (a data-only push stays data-only).
+    public var bwmi: BWMIPush?
+
+    /// True: the push carries ``customData`` and nothing else — no alert, sound, badge, sender, text or
+    /// Tandem identifiers (so the app cannot acknowledge it), every other field here ignored. APNs sends it as
+    /// a background push (`{"aps":{"content-available":1}, <custom data…>}`, `apns-push-type: background`,
+    /// priority 5); FCM as a data message whose `data` is the custom data alone (values as strings) and
+    /// without `notification`. What cospace push events are. Nil or false: an ordinary push.
+    public var dataOnly: Bool?
+
     public init() {}
 
+    /// Whether the push is the custom data alone (``dataOnly``).
+    public var isDataOnly: Bool { dataOnly == true }
+
     /// Whether this asks for nothing (renders as the default payload).
-    public var isEmpty: Bool { self == PushPresentation() }
+    public var isEmpty: Bool { self == Self.empty }
+
+    /// The presentation with nothing set: the default payload.
+    public static let empty = PushPresentation()
 
     /// Whether any `aps` field beyond the plain title and body is set: what decides whether FCM gets an
     /// `apns` block.
@@ -70,6 +87,7 @@ public struct PushPresentation: Sendable, Hashable, Codable {
         plain.android = android
         plain.apnsCollapseID = apnsCollapseID
         plain.apnsTimeToLive = apnsTimeToLive
+        plain.dataOnly = dataOnly
         return self != plain
     }
 }

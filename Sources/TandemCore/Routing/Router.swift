@@ -33,8 +33,8 @@ public enum Router {
         }
         let installs = registrations.filter { $0.app == app.key }
         let targets = installs.compactMap { registration -> PushTarget? in
-            guard registration.isPushable, let token = registration.pushToken else { return nil }
-            return PushTarget(deviceID: registration.deviceID, platform: registration.platform, token: token)
+            guard registration.isPushable else { return nil }
+            return registration.pushTarget
         }
         if !targets.isEmpty {
             return .push(PushPlan(targets: targets, policy: policy, smsAllowed: smsAllowed))
@@ -53,8 +53,8 @@ public enum Router {
         guard request.allowedChannels.allows(.push) else { return .reject(.noSupportedChannel) }
         let policy = policies[request.messageType ?? app.defaultMessageType]
         guard registration.app == app.key, registration.status != .invalid, registration.notificationsEnabled,
-              let token = registration.pushToken else { return .reject(.noPushableDevice) }
-        return .push(PushPlan(targets: [PushTarget(deviceID: registration.deviceID, platform: registration.platform, token: token)],
+              let target = registration.pushTarget else { return .reject(.noPushableDevice) }
+        return .push(PushPlan(targets: [target],
                               policy: policy, smsAllowed: false))
     }
 }

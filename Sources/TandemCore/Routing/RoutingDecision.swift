@@ -27,11 +27,19 @@ public struct PushTarget: Sendable, Hashable, Codable {
     public let deviceID: DeviceID
     public let platform: Platform
     public let token: PushToken
+    /// The registration's own APNs environment: true sends to APNs' sandbox host, false to production; nil
+    /// (every registration that does not say) uses the app's credentials' `sandbox`. Ignored off iOS.
+    public let apnsSandbox: Bool?
+    /// The registration's own `apns-topic` (a cospace token's `apns_topic`, e.g. a VoIP topic); nil uses the
+    /// app's credentials' topic. Ignored off iOS.
+    public let apnsTopic: String?
 
-    public init(deviceID: DeviceID, platform: Platform, token: PushToken) {
+    public init(deviceID: DeviceID, platform: Platform, token: PushToken, apnsSandbox: Bool? = nil, apnsTopic: String? = nil) {
         self.deviceID = deviceID
         self.platform = platform
         self.token = token
+        self.apnsSandbox = apnsSandbox
+        self.apnsTopic = apnsTopic
     }
 }
 

@@ -214,3 +214,20 @@ public struct TimerWheel: Sendable {
         return true
     }
 }
+
+extension TimerWheel {
+    /// Pending timers by how far their deadlines lie beyond the wheel's time, in ticks: `counts[i]` holds
+    /// those due within `bounds[i]` (and beyond `bounds[i-1]`), the last entry those beyond every bound.
+    /// O(timers): every pending timer's deadline is read once.
+    public func pendingCounts(within bounds: [UInt64]) -> [Int] {
+        var counts = Array(repeating: 0, count: bounds.count + 1)
+        for list in 0..<Self.listCount {
+            let buffer = lists[list]
+            for position in 0..<buffer.count {
+                let ahead = nodeAt(buffer.base[position]).pointee.deadline &- min(elapsed, nodeAt(buffer.base[position]).pointee.deadline)
+                counts[bounds.firstIndex { ahead <= $0 } ?? bounds.count] += 1
+            }
+        }
+        return counts
+    }
+}

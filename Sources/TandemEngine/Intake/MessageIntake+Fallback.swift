@@ -16,6 +16,12 @@ extension MessageIntake {
         return try ledger.messages(account: account.productToken, reference: idOrReference).last
     }
 
+    /// Ends the recipients of `message` still queued in its spool as cancelled by the sender (each stored final,
+    /// nothing sent); once this returns, every recipient of the message has a delivery. Returns how many it ended.
+    public func cancelQueued(message: GUID) async throws -> Int {
+        try await drainer?.cancel(message: message) ?? 0
+    }
+
     /// Asks each in-flight recipient of the account's message (by id, else its latest with that reference)
     /// for its SMS now; recipients still queued in the message's spool are started first. Nil when the
     /// account has no such message.

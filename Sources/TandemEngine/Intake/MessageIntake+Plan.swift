@@ -47,6 +47,10 @@ extension MessageIntake {
             logger.error("intake commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
             return .failed
         }
+        for (command, message) in zip(request.messages, outcome.messages) {
+            guard case .accepted(_, let recipients) = message else { continue }
+            metrics.accepted(api: command.api, recipients: recipients.count { $0 == .accepted })
+        }
         return .stored(outcome, reply)
     }
 
@@ -61,13 +65,16 @@ extension MessageIntake {
             (app, validUntil, earlier) = values
         }
 
-        // getrandom(2) on Linux: unpredictable ids.
-        var generator = SystemRandomNumberGenerator()
         // Time-ordered: the messages' unique index on it then grows at its end (a random GUID cost a page write each).
-        let messageID = GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+        let messageID = self.messageID(now)
+        var presentation = command.presentation
+        // A BWMI app's devices parse only BWMI's payload: a message that asks for no presentation gets its managed shape.
+        if let app, presentation.isEmpty, try directory.rendersBWMIPushes(app: app.key) {
+            presentation.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
+        }
         let content = MessageContent(messageID: messageID, sender: command.sender, body: command.body,
                                      reference: command.reference, app: app?.key, forceUCS2: command.dcs == 8,
-                                     presentation: command.presentation)
+                                     presentation: presentation)
         let messageType = command.messageType ?? app?.defaultMessageType ?? .default
         let routing = RoutingRequest(allowedChannels: command.allowedChannels, appKey: app?.key,
                                      messageType: command.messageType)
@@ -94,8 +101,19 @@ extension MessageIntake {
             case .msisdn(let number):
                 msisdn = number
             case .registration, .pushAddress, .group:
-                // `check` refused a message with such recipients and no app.
-                guard let app else { preconditionFailure("a device recipient without an app passed the checks") }
+                // `check` refused registrations and groups without an app; a push address without one named
+                // no app of the account (else its app would be the message's) and is refused alone.
+                guard let app else {
+                    guard case .pushAddress(let address) = recipient else {
+                        preconditionFailure("a device recipient without an app passed the checks")
+                    }
+                    if case .failure(let rejection)? = addressed[address] {
+                        outcomes.append(.rejected(rejection))
+                    } else {
+                        outcomes.append(.rejected(.unknownPushApp(address.app)))
+                    }
+                    continue
+                }
                 switch try device(recipient, app: app, addressed: addressed) {
                 case .failure(let rejection):
                     outcomes.append(.rejected(rejection))
@@ -174,10 +192,14 @@ extension MessageIntake {
                 return found
             }.first
         }
-        let needsApp = command.recipients.contains { if case .msisdn = $0 { false } else { true } }
-        if needsApp && app == nil && !command.recipients.contains(where: { if case .pushAddress = $0 { true } else { false } }) {
-            return .failure(.appRequiredForPushRecipients)
+        // A push address names its own app; registrations and groups need the message's.
+        let needsApp = command.recipients.contains { recipient in
+            switch recipient {
+            case .msisdn, .pushAddress: false
+            case .registration, .group: true
+            }
         }
+        if needsApp && app == nil { return .failure(.appRequiredForPushRecipients) }
         let validUntil = command.validity?.expiry(acceptedAt: now)
         if let validUntil, validUntil <= now { return .failure(.validityPassed) }
         var earlier: MessageView?

@@ -18,8 +18,11 @@ import TandemCore
 ///   commit of the message and its recipient list, and the ``SpoolDrainer`` starts the deliveries;
 /// - the adapter's reply may refuse the whole request (``IntakeReply/refuse(_:)``, as CM's XML and GET forms
 ///   do when anything in them was refused): then nothing is stored;
-/// - with an idempotency claim, a retry of the same request returns the first reply byte for byte; the same
-///   key with a different request digest is refused.
+/// - with an idempotency key, a retry of the same request returns the first reply byte for byte; the same
+///   key with a different request digest is refused. The key is a unique row in the store (``IdempotencyKeys``),
+///   claimed before the request is processed and completed in the transaction that stores it, so it holds
+///   across processes: a request whose key is claimed by one still in progress waits for its reply (up to
+///   `idempotencyWait`), and a claim left by a process that died is taken over after `idempotencyClaimTimeout`.
 /// Not guaranteed: that the withdrawal of an earlier push and the new message commit together (a crash
 /// between them leaves the push withdrawn and the request unanswered, so the sender retries).
 public final class MessageIntake: Sendable {
@@ -29,6 +32,11 @@ public final class MessageIntake: Sendable {
         /// A message with at least this many accepted number recipients is spooled; nil: never. A
         /// `fallbackFor` message is never spooled.
         public var spoolThreshold: Int?
+        /// How long a request waits for another request in progress with its idempotency key before it is
+        /// answered ``IntakeResult/idempotencyKeyInProgress``.
+        public var idempotencyWait: Duration = .seconds(10)
+        /// A claim older than this is taken to be left by a process that died, and taken over.
+        public var idempotencyClaimTimeout: Duration = .seconds(60)
 
         public init(defaultSMSValidity: Duration = .seconds(48 * 3_600), spoolThreshold: Int? = nil) {
             self.defaultSMSValidity = defaultSMSValidity
@@ -38,6 +46,7 @@ public final class MessageIntake: Sendable {
 
     let directory: any SenderDirectory
     let addresses: any PushAddressRegistry
+    let keys: any IdempotencyKeys
     /// Checks rendered push sizes at accept time; nil: not checked (the providers shorten the text only).
     let payloads: (any PushPayloadMeasure)?
     let ledger: any MessageLedger
@@ -46,16 +55,24 @@ public final class MessageIntake: Sendable {
     let drainer: SpoolDrainer?
     let policies: PolicySet
     let now: @Sendable () -> Timestamp
+    /// A new message's id at that time (time-ordered, random below the milliseconds).
+    let messageID: @Sendable (Timestamp) -> GUID
     let configuration: Configuration
     let logger: Logger
-    private let gate = IdempotencyGate()
+    let metrics: DeliveryMetrics
 
-    public init(directory: any SenderDirectory, addresses: any PushAddressRegistry, payloads: (any PushPayloadMeasure)? = nil,
+    public init(directory: any SenderDirectory, addresses: any PushAddressRegistry, keys: any IdempotencyKeys,
+                payloads: (any PushPayloadMeasure)? = nil,
                 ledger: any MessageLedger, scheduler: Scheduler, drainer: SpoolDrainer? = nil,
-                policies: PolicySet, now: @escaping @Sendable () -> Timestamp, configuration: Configuration = Configuration(),
-                logger: Logger = .discarding) {
+                policies: PolicySet, now: @escaping @Sendable () -> Timestamp,
+                messageID: @escaping @Sendable (Timestamp) -> GUID = MessageIntake.systemRandomMessageID,
+                configuration: Configuration = Configuration(), logger: Logger = .discarding,
+                metrics: DeliveryMetrics = .discarding) {
+        self.messageID = messageID
+        self.metrics = metrics
         self.directory = directory
         self.addresses = addresses
+        self.keys = keys
         self.payloads = payloads
         self.ledger = ledger
         self.scheduler = scheduler
@@ -66,23 +83,49 @@ public final class MessageIntake: Sendable {
         self.logger = logger
     }
 
+    /// Message ids from the kernel's random source: two `getrandom` calls per id (a server passes a generator drawn
+    /// in user space instead; at ~12,000 messages a second the calls cost ~8% of the CPU of a send).
+    public static let systemRandomMessageID: @Sendable (Timestamp) -> GUID = { now in
+        var generator = SystemRandomNumberGenerator()
+        return GUID.timeOrdered(unixMilliseconds: now.milliseconds, using: &generator)
+    }
+
     /// Plans, replies and commits one request. `reply` renders the adapter's answer from the outcome; a reply
     /// to commit is stored under the idempotency key (if any) in the same transaction as the deliveries.
     public func submit(_ request: IntakeRequest, reply: (IntakeOutcome) -> IntakeReply) async -> IntakeResult {
         guard let claim = request.idempotency else { return await process(request, reply: reply) }
-        let gateKey = request.account.productToken.text + " " + claim.key
-        await gate.acquire(gateKey)
-        defer { Task { await gate.release(gateKey) } }
+        let account = request.account.productToken
         do {
-            if let stored = try ledger.idempotentResponse(account: request.account.productToken, key: claim.key) {
-                guard stored.requestDigest == claim.digest else { return .idempotencyKeyReused }
-                return .replayed(WireReply(status: stored.status, contentType: stored.contentType, body: stored.body))
+            var pause = Duration.milliseconds(5)
+            let waitUntil = ContinuousClock.now + configuration.idempotencyWait
+            while true {
+                switch try await keys.claimIdempotencyKey(account: account, key: claim.key, digest: claim.digest, at: now()) {
+                case .claimed:
+                    let result = await process(request, reply: reply)
+                    if case .stored = result { return result }
+                    // Nothing was stored: the key is free again for a retry.
+                    try await keys.releaseIdempotencyKey(account: account, key: claim.key)
+                    return result
+                case .held(let record):
+                    guard record.requestDigest == claim.digest else { return .idempotencyKeyReused }
+                    guard record.isPending else {
+                        return .replayed(WireReply(status: record.status, contentType: record.contentType, body: record.body))
+                    }
+                    if now() - record.createdAt > configuration.idempotencyClaimTimeout,
+                       try await keys.takeOverIdempotencyKey(account: account, key: claim.key, claimedAt: record.createdAt, at: now()) {
+                        logger.warning("idempotency key taken over from a request that never finished",
+                                       ["account": .string(request.account.name), "claimedAt": .int(record.createdAt.milliseconds)])
+                        return await process(request, reply: reply)
+                    }
+                    guard ContinuousClock.now < waitUntil else { return .idempotencyKeyInProgress }
+                    try await Task.sleep(for: pause)
+                    pause = min(pause * 2, .milliseconds(200))
+                }
             }
         } catch {
-            logger.error("idempotency lookup failed", ["error": .string("\(error)")])
+            logger.error("idempotency key not claimed", ["error": .string("\(error)")])
             return .failed
         }
-        return await process(request, reply: reply)
     }
 
     /// Whether `key` is a usable idempotency key: 1–255 printable ASCII characters.
@@ -130,6 +173,9 @@ public enum IntakeResult: Sendable {
     case refused(WireReply)
     /// The idempotency key was used for a different request.
     case idempotencyKeyReused
+    /// Another request with this idempotency key is still being processed (or its process died less than
+    /// the claim timeout ago): the sender retries later.
+    case idempotencyKeyInProgress
     /// A lookup or the commit failed (logged): nothing was stored.
     case failed
 }

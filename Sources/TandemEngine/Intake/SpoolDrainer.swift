@@ -100,6 +100,17 @@ public actor SpoolDrainer {
         while try await startNextChunk(of: message) {}
     }
 
+    /// Ends every recipient of `message` still waiting in its spool as cancelled by its sender: each gets a
+    /// delivery stored already final (resolution `cancelled`) that sends nothing, chunk by chunk, with the spool's
+    /// progress. Serialised with chunk starts: once this returns, every recipient of the message has a delivery,
+    /// and those started before the cancel are in the store for the caller to cancel in turn.
+    /// Returns how many recipients it ended.
+    public func cancel(message: GUID) async throws -> Int {
+        var ended = 0
+        while let count = try await startNextChunk(of: message, cancelled: true) { ended += count }
+        return ended
+    }
+
     /// Starts every waiting recipient of every spool, ignoring flow control (tests, and an operator's drain).
     public func drainAll() async throws {
         while try await startNextChunk() {}
@@ -115,6 +126,12 @@ public actor SpoolDrainer {
 
     /// Starts the next chunk (of `message`, if given); false when none waits.
     public func startNextChunk(of message: GUID? = nil) async throws -> Bool {
+        try await startNextChunk(of: message, cancelled: false) != nil
+    }
+
+    /// Starts the next chunk — routed, or ended as cancelled by the sender — and says how many recipients it
+    /// had; nil when none waits.
+    private func startNextChunk(of message: GUID?, cancelled: Bool) async throws -> Int? {
         if stepping {
             await withCheckedContinuation { stepWaiters.append($0) }
         } else {
@@ -124,9 +141,14 @@ public actor SpoolDrainer {
             if stepWaiters.isEmpty { stepping = false } else { stepWaiters.removeFirst().resume() }
         }
         guard let chunk = try spool.nextSpoolChunk(limit: configuration.chunk, message: message, afterQueue: lastQueue) else {
-            return false
+            return nil
         }
         if message == nil { lastQueue = chunk.queue }
+        if cancelled {
+            let deliveries = chunk.recipients.map { Scheduler.NewDelivery.cancelled(recipient: .msisdn($0), content: chunk.content) }
+            _ = try await scheduler.accept(deliveries, request: AcceptedRequest(spoolProgress: [chunk.progress]))
+            return deliveries.count
+        }
         let now = now()
         let app = try chunk.routing.appKey.flatMap { try directory.app(key: $0) }
         let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: chunk.recipients) } ?? [:]
@@ -146,6 +168,6 @@ public actor SpoolDrainer {
         }
         _ = try await scheduler.accept(deliveries, request: AcceptedRequest(spoolProgress: [chunk.progress]))
         recipientsStarted += deliveries.count
-        return true
+        return deliveries.count
     }
 }

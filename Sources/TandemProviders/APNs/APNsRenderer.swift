@@ -13,7 +13,11 @@ import TandemCore
 /// `summary-arg`, `summary-arg-count`), `sound`, `badge`, `thread-id`, `category`, `target-content-id`,
 /// `content-available`, `mutable-content`; then the custom data, then the identifiers. A loc-key hides its
 /// literal (see ``PushPresentation``); a custom key equal to `aps` or to an identifier's key is left out.
-/// Android fields are ignored.
+/// Android fields are ignored. A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead
+/// (``BWMIPush``), unless it is data-only.
+///
+/// A data-only presentation (``PushPresentation/dataOnly``) renders as a background push and nothing else:
+/// `{"aps":{"content-available":1}, <custom data…>}` — no alert, sound, badge or identifiers, nothing cut.
 ///
 /// Only the title and the body are cut to fit ``maximumBytes`` (as the payload before presentations cut them).
 /// Not guaranteed: that a payload whose other fields alone exceed the limit fits (APNs then refuses it).
@@ -42,6 +46,10 @@ public struct APNsRenderer: Sendable, Hashable {
     ///   - identifiers: top-level members after `aps`, e.g. `messageId` and `updateId`.
     public func payload(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember],
                         limit: Int = maximumBytes) -> [UInt8] {
+        if presentation.isDataOnly { return Array(Self.background(presentation).compactText.utf8) }
+        if let bwmi = presentation.bwmi {
+            return Array(BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: limit).compactText.utf8)
+        }
         let full = render(presentation, title: title, body: body, identifiers: identifiers).compactText
         if full.utf8.count <= limit { return Array(full.utf8) }
         let (shownTitle, shownBody) = texts(presentation, title: title, body: body)
@@ -64,6 +72,10 @@ public struct APNsRenderer: Sendable, Hashable {
 
     /// The payload as a JSON tree, uncut.
     public func render(_ presentation: PushPresentation, title: String?, body: String, identifiers: [JSONMember]) -> JSONValue {
+        if presentation.isDataOnly { return Self.background(presentation) }
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.apns(bwmi, presentation, text: body, identifiers: identifiers, limit: .max)
+        }
         var members = [JSONMember(key: "aps", value: aps(presentation, title: title, body: body))]
         var taken: Set<String> = ["aps"]
         for identifier in identifiers { taken.insert(identifier.key) }
@@ -99,6 +111,12 @@ public struct APNsRenderer: Sendable, Hashable {
         aps.add("content-available", p.contentAvailable == true ? .number("1") : nil)
         aps.add("mutable-content", (p.mutableContent ?? mutableContent) ? .number("1") : nil)
         return aps.value
+    }
+
+    /// A data-only presentation's payload: `content-available` and the custom data (an `aps` key left out).
+    static func background(_ presentation: PushPresentation) -> JSONValue {
+        .object([JSONMember(key: "aps", value: .object([JSONMember(key: "content-available", value: .number("1"))]))]
+                + presentation.customData.filter { $0.key != "aps" })
     }
 
     /// The title and body the alert shows: a loc-key hides the literal, the presentation's text replaces the default.

@@ -20,7 +20,9 @@ import TandemCore
 ///
 /// Not guaranteed: a verdict for every target. A target is left out when the task is cancelled before
 /// its answer arrived (a request already on the wire may still be delivered by Apple) or the sender was
-/// shut down. Not done: certificate-based authentication, push types other than the configured one.
+/// shut down. A target's own environment and topic (``PushTarget/apnsSandbox``, ``PushTarget/apnsTopic``)
+/// override the app's; a data-only presentation goes as `apns-push-type: background`, priority 5.
+/// Not done: certificate-based authentication, push types other than the configured one and `background`.
 public final class APNsSender: PushSender {
     public let settings: Settings
     private let client: HTTPClient
@@ -63,6 +65,7 @@ public final class APNsSender: PushSender {
         case .failure(let refused): return refused.verdicts
         }
         let start = clock.now()
+        let settings = settings
         let payload = APNsRenderer(sound: settings.sound, badge: settings.badge)
             .payload(push.content.presentation, title: push.content.sender, body: push.content.body,
                      identifiers: PushIdentifiers.members(messageID: push.content.messageID, updateID: push.key))
@@ -71,16 +74,21 @@ public final class APNsSender: PushSender {
             ?? APNsNotification.expiration(for: push.policy, from: start, maximum: settings.providerMaximumTTL)
         let collapseID = presentation.apnsCollapseID.flatMap { $0.utf8.count <= 64 ? $0 : nil } ?? push.content.messageID.text
         let deadline = PushRetryPolicy.retryDeadline(for: push.policy, from: start, providerMaximum: settings.providerMaximumTTL)
-        let route = Route(credentials: apns, baseURL: apns.sandbox ? settings.sandboxURL : settings.productionURL,
-                          deadline: deadline)
+        @Sendable func route(_ target: PushTarget) -> Route {
+            Route(credentials: apns, baseURL: (target.apnsSandbox ?? apns.sandbox) ? settings.sandboxURL : settings.productionURL,
+                  deadline: deadline)
+        }
+        // A data-only push is a background update: Apple requires push type `background` and priority 5 for it.
+        let background = push.content.presentation.isDataOnly
         @Sendable func notification(_ target: PushTarget) -> APNsNotification {
-            APNsNotification(token: target.token, topic: apns.topic, pushType: settings.pushType,
-                             priority: push.policy.pushPriority, expiration: expiration,
+            APNsNotification(token: target.token, topic: target.apnsTopic ?? apns.topic,
+                             pushType: background ? "background" : settings.pushType,
+                             priority: background ? .normal : push.policy.pushPriority, expiration: expiration,
                              collapseID: collapseID,
                              apnsID: APNsNotification.apnsID(for: push.key, device: target.deviceID), payload: payload)
         }
         return await PushFanOut.verdicts(for: push.targets, logger: log) { target, logger in
-            await self.deliver(notification(target), route: route, logger: logger)
+            await self.deliver(notification(target), route: route(target), logger: logger)
         }
     }
 

@@ -21,6 +21,14 @@ import TandemCore
 /// - `apns: {"payload": {"aps": …}}`, built by ``APNsRenderer/aps(_:title:body:)`` without texts, when the
 ///   presentation sets any `aps` field beyond title and body (iOS apps registered with FCM).
 ///
+/// A presentation with ``PushPresentation/bwmi`` renders BWMI's payload instead (``BWMIPush``): `token`,
+/// `data` and `android` (`priority`, `ttl`, `collapse_key`) only, whatever `includeNotification` says,
+/// unless it is data-only.
+///
+/// A data-only presentation (``PushPresentation/dataOnly``) renders `token`, `data` with the custom data
+/// alone (values as strings, as above; no identifiers, sender or text) and `android` with `priority`, `ttl`,
+/// `collapse_key` (and `restricted_package_name`): a data message, whatever `includeNotification` says.
+///
 /// When `includeNotification` is false there is no `notification` and no `android.notification`: the app
 /// builds its notification from `data`. The text is cut (on a character boundary, ending with "…") so that
 /// `data` and `notification` stay within `payloadLimit`, as before.
@@ -52,10 +60,22 @@ public struct FCMRenderer: Sendable, Hashable {
     public func render(_ presentation: PushPresentation, token: String, identifiers: [JSONMember], sender: String,
                        text: String, priority: Policy.PushPriority, ttlSeconds: Int64, collapseKey: String) -> JSONValue {
         let p = presentation
-        let body = fitted(p, text: text, identifiers: identifiers, sender: sender)
+        if let bwmi = p.bwmi, !p.isDataOnly {
+            var message = JSONObjectBuilder()
+            message.add("token", .string(token))
+            message.add("data", BWMIPayload.fcmData(bwmi, p, text: text, identifiers: identifiers, limit: payloadLimit))
+            var android = JSONObjectBuilder()
+            android.add("priority", .string(priority == .high ? "HIGH" : "NORMAL"))
+            android.add("ttl", .string("\(max(ttlSeconds, 0))s"))
+            android.add("collapse_key", .string(collapseKey))
+            message.add("android", android.value)
+            return .object([JSONMember(key: "message", value: message.value)])
+        }
+        let body = p.isDataOnly ? text : fitted(p, text: text, identifiers: identifiers, sender: sender)
         var message = JSONObjectBuilder()
         message.add("token", .string(token))
-        message.add("data", data(p, identifiers: identifiers, sender: sender, body: body))
+        message.add("data", p.isDataOnly ? Self.dataOnly(p) : data(p, identifiers: identifiers, sender: sender, body: body))
+        let includeNotification = includeNotification && !p.isDataOnly
         if includeNotification { message.add("notification", notification(p, sender: sender, body: body)) }
         var android = JSONObjectBuilder()
         android.add("priority", .string((p.android.priority ?? priority) == .high ? "HIGH" : "NORMAL"))
@@ -65,7 +85,7 @@ public struct FCMRenderer: Sendable, Hashable {
         android.add("restricted_package_name", p.android.restrictedPackageName.map(JSONValue.string))
         if includeNotification { android.add("notification", androidNotification(p)) }
         message.add("android", android.value)
-        if p.hasAPNsFields {
+        if p.hasAPNsFields && !p.isDataOnly {
             var untitled = p  // the texts reach iOS through `notification`
             untitled.title = nil
             untitled.body = nil
@@ -75,6 +95,19 @@ public struct FCMRenderer: Sendable, Hashable {
         return .object([JSONMember(key: "message", value: message.value)])
     }
 
+    /// A data-only push's `data`: the custom data, every value a string.
+    static func dataOnly(_ p: PushPresentation) -> JSONValue {
+        .object(p.customData.map(stringValued))
+    }
+
+    /// Text as is; anything else as its compact JSON (`2`, `true`, `{"a":1}`).
+    private static func stringValued(_ member: JSONMember) -> JSONMember {
+        switch member.value {
+        case .string: member
+        case .object, .array, .number, .bool, .null: JSONMember(key: member.key, value: .string(member.value.compactText))
+        }
+    }
+
     private func data(_ p: PushPresentation, identifiers: [JSONMember], sender: String, body: String) -> JSONValue {
         var taken: Set<String> = ["sender", "body"]
         for identifier in identifiers { taken.insert(identifier.key) }
@@ -82,11 +115,7 @@ public struct FCMRenderer: Sendable, Hashable {
         members.append(JSONMember(key: "sender", value: .string(sender)))
         members.append(JSONMember(key: "body", value: .string(body)))
         for member in p.customData where !taken.contains(member.key) {
-            switch member.value {
-            case .string: members.append(member)
-            case .object, .array, .number, .bool, .null:
-                members.append(JSONMember(key: member.key, value: .string(member.value.compactText)))
-            }
+            members.append(Self.stringValued(member))
         }
         return .object(members)
     }
@@ -121,7 +150,11 @@ public struct FCMRenderer: Sendable, Hashable {
     /// The bytes `data` and `notification` take once the text is cut to fit: over ``payloadLimit`` only when
     /// the presentation alone does not fit.
     public func fittedPayloadBytes(_ presentation: PushPresentation, text: String, identifiers: [JSONMember], sender: String) -> Int {
-        payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
+        if presentation.isDataOnly { return Self.dataOnly(presentation).compactText.utf8.count }
+        if let bwmi = presentation.bwmi {
+            return BWMIPayload.fcmData(bwmi, presentation, text: text, identifiers: identifiers, limit: payloadLimit).compactText.utf8.count
+        }
+        return payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
                      identifiers: identifiers, sender: sender)
     }
 

@@ -20,8 +20,12 @@ extension KannelSMSSender {
         public var smsc: String?
         /// Names the provider in reports and references (`SMSDeliveryReport.provider`).
         public var providerName = "kannel"
-        /// Per-request timeout.
+        /// Per-request timeout, counted from the moment the request is sent (not while it waits for a connection).
         public var timeout: Duration = .seconds(10)
+        /// Requests on the wire at once, each on its own keep-alive connection (the HTTP client must allow as
+        /// many connections per host). smsbox answers a sendsms as soon as it has queued the SMS, so a few
+        /// connections carry hundreds of SMS a second.
+        public var connections = 4
         /// Tries when Kannel cannot be reached at all (connection refused or unresolvable: nothing was sent).
         /// Timeouts and answers are never retried.
         public var connectAttempts = 3
@@ -48,6 +52,7 @@ extension KannelSMSSender {
             if let smsc, smsc.isEmpty { return .smsc }
             if !(0...31).contains(dlrMask.rawValue) { return .dlrMask }
             if timeout <= .zero { return .timeout }
+            if connections < 1 { return .connections }
             if connectAttempts < 1 || retryDelay < .zero { return .retries }
             return nil
         }
@@ -63,6 +68,7 @@ public enum KannelSettingsError: Error, Sendable, Hashable, CustomStringConverti
     case smsc
     case dlrMask
     case timeout
+    case connections
     case retries
 
     public var description: String {
@@ -74,6 +80,7 @@ public enum KannelSettingsError: Error, Sendable, Hashable, CustomStringConverti
         case .smsc: "smsc must not be empty when given"
         case .dlrMask: "dlrMask must be between 0 and 31"
         case .timeout: "timeout must be positive"
+        case .connections: "connections must be at least 1"
         case .retries: "connectAttempts must be at least 1 and retryDelay not negative"
         }
     }

@@ -16,6 +16,10 @@ import TandemCrypto
 /// - Any other answer → `.rejected` with the status and Kannel's text (`403 Authorization failed for sendsms`).
 /// - No connection at all → tried again (`connectAttempts`), then `.rejected`; a timeout is not retried.
 ///
+/// At most `connections` requests are on the wire at once (the HTTP client keeps as many connections); the
+/// rest wait in a ``RequestGate``, PINs before queued SMS, and the timeout counts only once a request is sent.
+/// So a burst of bulk SMS neither times out in a queue nor holds up a PIN.
+///
 /// PINs (`sendPIN`) go the same way with `dlr-mask=0`: no report is asked for. Neither the text nor the PIN
 /// is ever logged; numbers are logged masked. Not guaranteed: that a request which timed out was not sent
 /// by Kannel (the SMS may still arrive; the delivery is failed all the same); that Kannel keeps the dlr-url
@@ -25,6 +29,7 @@ public final class KannelSMSSender: SMSSender, PinSender {
     private let client: HTTPClient
     private let logger: Logger
     private let makeReference: @Sendable () -> String
+    private let gate: RequestGate
 
     public var providerName: String { settings.providerName }
 
@@ -38,13 +43,14 @@ public final class KannelSMSSender: SMSSender, PinSender {
         self.client = client
         self.logger = logger
         self.makeReference = makeReference
+        self.gate = RequestGate(capacity: settings.connections)
     }
 
     public func submit(_ sms: SMSRequest) async -> SMSSubmitResult {
         let reference = makeReference()
         let query = Self.sendSMSQuery(settings: settings, from: sms.content.sender, to: sms.msisdn, text: sms.content.body,
                                       forceUCS2: sms.content.forceUCS2, validity: sms.validity, reference: reference)
-        switch await send(query) {
+        switch await send(query, lane: .bulk) {
         case .accepted:
             logger.debug("kannel accepted an SMS", ["delivery": .int(sms.key.rawValue), "reference": .string(reference),
                                                      "msisdn": .msisdn(sms.msisdn)])
@@ -59,7 +65,7 @@ public final class KannelSMSSender: SMSSender, PinSender {
     public func sendPIN(_ message: PinMessage) async throws(PinDeliveryError) {
         let query = Self.sendSMSQuery(settings: settings, from: message.sender, to: message.msisdn, text: message.text,
                                       forceUCS2: false, validity: nil, reference: nil)
-        switch await send(query) {
+        switch await send(query, lane: .urgent) {
         case .accepted:
             return
         case .refused(let reason):
@@ -74,7 +80,15 @@ public final class KannelSMSSender: SMSSender, PinSender {
         case refused(String)
     }
 
-    private func send(_ query: String) async -> Answer {
+    private func send(_ query: String, lane: RequestGate.Lane) async -> Answer {
+        do {
+            return try await gate.run(lane) { await sendNow(query) }
+        } catch {
+            return .refused("cancelled")
+        }
+    }
+
+    private func sendNow(_ query: String) async -> Answer {
         let request = HTTPClientRequest(method: .get, url: url(query: query), timeout: settings.timeout, version: .http1_1)
         var delay = settings.retryDelay
         for attempt in 1...settings.connectAttempts {

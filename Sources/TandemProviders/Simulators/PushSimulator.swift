@@ -106,12 +106,13 @@ public final class PushSimulator: PushSender {
                 break
             }
         }
-        receipts.schedule(due)
+        // A BWMI badge-only update is no message (no delivery to acknowledge): the simulated app sends no receipts.
+        if push.content.presentation.bwmi != .badgeOnly { receipts.schedule(due) }
         return verdicts
     }
 
     /// The latest accepted targets, oldest first.
-    public var log: [Sent] { state.withLock { $0.sent } }
+    public var log: [Sent] { state.withLock { Array($0.sent.suffix(Self.kept)) } }
 
     /// Receipts waiting to fall due.
     public var pendingReceipts: Int { receipts.count }
@@ -127,7 +128,8 @@ public final class PushSimulator: PushSender {
     private func record(_ sent: Sent) {
         state.withLock { state in
             state.sent.append(sent)
-            if state.sent.count > Self.kept { state.sent.removeFirst(state.sent.count - Self.kept) }
+            // Trimmed once it holds twice what it keeps: one move per `kept` pushes, not one per push.
+            if state.sent.count >= 2 * Self.kept { state.sent.removeFirst(state.sent.count - Self.kept) }
         }
     }
 

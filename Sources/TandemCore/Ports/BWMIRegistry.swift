@@ -1,0 +1,98 @@
+/// What the TIBCO BWMI API (`/bwmi/{appKey}/`) keeps: its devices (registrations with a claimed phone and
+/// email), its managed notifications and their acknowledgements, and each app's BWMI settings.
+///
+/// Devices are registrations of their app (one registry knows every token: a token a provider declares
+/// dead is Invalid for every API). Not guaranteed: that a notification row is written in the same
+/// transaction as its delivery (the service records it right after the intake's commit).
+public protocol BWMIRegistry: Sendable {
+    /// The app's settings; the defaults when none were set.
+    func bwmiSettings(app: AppKey) throws -> BWMIAppSettings
+    /// False when no app has this key.
+    func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws -> Bool
+    /// Creates or updates the app's registration holding `token` (re-enabling a deregistered or
+    /// invalidated one) and its phone and email.
+    func registerBWMIDevice(app: AppKey, platform: Platform, token: PushToken, phone: MSISDN?, email: String?,
+                            at: Timestamp) async throws -> BWMIDevice
+    /// Turns notifications off for the app's registration holding `token`; false when there is none.
+    func deregisterBWMIDevice(app: AppKey, token: PushToken, at: Timestamp) async throws -> Bool
+    /// The app's BWMI device holding `token`, whatever its state.
+    func bwmiDevice(app: AppKey, token: PushToken) throws -> BWMIDevice?
+    /// The app's BWMI devices whose claimed phone is `phone`, or whose email is `email`.
+    func bwmiDevices(app: AppKey, phone: MSISDN) throws -> [BWMIDevice]
+    func bwmiDevices(app: AppKey, email: String) throws -> [BWMIDevice]
+    /// How many managed notifications of the device are live at `now`.
+    func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws -> Int
+    /// The device's live managed notifications at `now`, oldest first.
+    func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws -> [BWMINotification]
+    func recordBWMINotifications(_ notifications: [BWMINotification]) async throws
+    /// Marks the device's notification `delivery` acknowledged (idempotent). `hybrid`: a delivery without a
+    /// row (it reached the device through its phone, or its row is not recorded yet) gets one now, not
+    /// pending, already acknowledged; a row recorded later for it stays acknowledged.
+    func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
+                         hybrid: Bool) async throws -> BWMIAcknowledgement
+}
+
+/// An app's BWMI settings (CLI `tandem app bwmi`, admin API `PUT /admin/apps/{key}/bwmi`).
+public struct BWMIAppSettings: Sendable, Hashable {
+    /// `bwmi.trustPhones`: the app's devices count as verified installs of the phone they claim, so MSISDN
+    /// messages for the app (CM `MESSAGES`, SCG phone recipients) push to them. Default off.
+    public var trustPhones: Bool
+    /// `bwmi.staticKey`: when set, every request to the app's device endpoints must carry it in `X-BWMI-Key`.
+    public var staticKey: String?
+
+    public init(trustPhones: Bool = false, staticKey: String? = nil) {
+        self.trustPhones = trustPhones
+        self.staticKey = staticKey
+    }
+}
+
+/// A registration a BWMI app made by token.
+public struct BWMIDevice: Sendable, Hashable {
+    public let deviceID: DeviceID
+    public let app: AppKey
+    public let platform: Platform
+    public let token: PushToken
+    public let phone: MSISDN?
+    public let email: String?
+    /// Registered and not declared dead by its provider: what may receive pushes and have pending notifications.
+    public let active: Bool
+
+    public init(deviceID: DeviceID, app: AppKey, platform: Platform, token: PushToken, phone: MSISDN?, email: String?,
+                active: Bool) {
+        self.deviceID = deviceID
+        self.app = app
+        self.platform = platform
+        self.token = token
+        self.phone = phone
+        self.email = email
+        self.active = active
+    }
+}
+
+/// A managed notification of one device: its `nid` is the delivery's update id.
+public struct BWMINotification: Sendable, Hashable {
+    public let delivery: DeliveryKey
+    public let device: DeviceID
+    public let text: String
+    public let bid: String?
+    public let sentAt: Timestamp
+    public let expiresAt: Timestamp
+
+    public init(delivery: DeliveryKey, device: DeviceID, text: String, bid: String?, sentAt: Timestamp, expiresAt: Timestamp) {
+        self.delivery = delivery
+        self.device = device
+        self.text = text
+        self.bid = bid
+        self.sentAt = sentAt
+        self.expiresAt = expiresAt
+    }
+}
+
+public enum BWMIAcknowledgement: Sendable, Hashable {
+    /// Was live, now is not.
+    case acknowledged
+    /// Already acknowledged (or expired): nothing changed.
+    case alreadyAcknowledged
+    /// The device has no notification with this id.
+    case unknown
+}

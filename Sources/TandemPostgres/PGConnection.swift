@@ -1,0 +1,111 @@
+import CLibPQ
+import Glibc
+
+/// One connection to PostgreSQL through libpq: statements with text parameters, results as text, and
+/// transactions. Blocking calls — the owner runs it on a thread of its own (never on the cooperative pool).
+///
+/// Not thread-safe: one thread uses a connection at a time (libpq's own rule). Lifetime: ``close()`` is
+/// explicit and idempotent; `deinit` closes too.
+public final class PGConnection {
+    private var handle: OpaquePointer?
+
+    /// Connects with a libpq connection string (`host=… port=… user=… dbname=…`) or URI
+    /// (`postgres://user@host:port/db`).
+    public init(_ conninfo: String) throws(PGError) {
+        let connection = PQconnectdb(conninfo)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            throw .connection(message)
+        }
+        handle = connection
+    }
+
+    deinit { close() }
+
+    /// Closes the connection. Idempotent.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// The server's version number (e.g. 150018 for 15.18).
+    public var serverVersion: Int {
+        handle.map { Int(PQserverVersion($0)) } ?? 0
+    }
+
+    /// Runs one statement with `$1…` parameters in text form (nil: NULL) and returns its rows as text.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
+        guard let handle else { throw .connection("the connection is closed") }
+        let result = Self.withCStrings(parameters) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        guard let result else { throw .client(Self.trimmed(PQerrorMessage(handle))) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PGResult(result)
+        case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR:
+            if PQstatus(handle) != CONNECTION_OK { throw .connection(Self.trimmed(PQerrorMessage(handle))) }
+            throw .server(sqlState: Self.field(result, tandem_pg_diag_sqlstate()) ?? "XX000",
+                          message: Self.field(result, tandem_pg_diag_message_primary()) ?? Self.trimmed(PQresultErrorMessage(result)),
+                          detail: Self.field(result, tandem_pg_diag_message_detail()))
+        default:
+            throw .client("unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))")
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws(PGError) -> T) throws(PGError) -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func field(_ result: OpaquePointer, _ code: Int32) -> String? {
+        PQresultErrorField(result, code).map { String(cString: $0) }
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "" }
+        var text = String(cString: message)
+        while text.last?.isNewline == true || text.last == " " { text.removeLast() }
+        return text
+    }
+
+    /// `parameters` as C strings (NULL for nil) for the length of `body`.
+    private static func withCStrings<R>(_ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
+
+/// A statement's rows, as text (nil: NULL), and the number of rows it changed.
+public struct PGResult: Sendable, Hashable {
+    public let columns: [String]
+    public let rows: [[String?]]
+    /// `INSERT`/`UPDATE`/`DELETE`: the rows it changed; 0 otherwise.
+    public let changedRows: Int
+
+    init(_ result: OpaquePointer) {
+        let columnCount = Int(PQnfields(result))
+        columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        rows = (0..<Int(PQntuples(result))).map { row in
+            (0..<columnCount).map { column in
+                PQgetisnull(result, Int32(row), Int32(column)) == 1 ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+            }
+        }
+        changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// The first column of the first row.
+    public var scalar: String? { rows.first?.first ?? nil }
+}

@@ -1,0 +1,187 @@
+import TandemCore
+
+/// The TIBCO BWMI API's tables (migrations 23 and 24): devices, app settings, managed notifications.
+extension Store: BWMIRegistry {
+    private static let deviceColumns = """
+        r.device_id, r.platform, r.push_token, r.status, r.notifications_enabled, d.phone, d.email
+        """
+
+    public func bwmiSettings(app: AppKey) throws(StoreError) -> BWMIAppSettings {
+        try read { (db: Connection) throws(StoreError) -> BWMIAppSettings in
+            guard let row = try db.queryFirst("""
+                SELECT s.trust_phones, s.static_key FROM bwmi_apps s JOIN apps p ON p.id = s.app_id WHERE p.app_key = ?
+                """, [.text(app.text)]) else { return BWMIAppSettings() }
+            return BWMIAppSettings(trustPhones: try row.get("trust_phones", as: Bool.self),
+                                   staticKey: try row.get("static_key", as: String?.self))
+        }
+    }
+
+    public func rendersBWMIPushes(app: AppKey) throws(StoreError) -> Bool {
+        try bwmiSettings(app: app).trustPhones
+    }
+
+    public func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws(StoreError) -> Bool {
+        try await write { (db: Connection) throws(StoreError) -> Bool in
+            guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {
+                return false
+            }
+            try db.run("""
+                INSERT INTO bwmi_apps (app_id, trust_phones, static_key) VALUES (?, ?, ?)
+                ON CONFLICT (app_id) DO UPDATE SET trust_phones = excluded.trust_phones, static_key = excluded.static_key
+                """, [.integer(appID), .integer(settings.trustPhones ? 1 : 0), settings.staticKey.sqlValue])
+            return true
+        }
+    }
+
+    public func registerBWMIDevice(app: AppKey, platform: Platform, token: PushToken, phone: MSISDN?, email: String?,
+                                   at now: Timestamp) async throws(StoreError) -> BWMIDevice {
+        let device = try await write { (db: Connection) throws(StoreError) -> BWMIDevice in
+            guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {
+                throw StoreError.decoding(column: "registrations.app_id", message: "no app has key \(app)")
+            }
+            var generator = SystemRandomNumberGenerator()
+            // The token may already be a registration of the app (registered before, or addressed directly):
+            // then that row is the device; a dead or deregistered one comes back to life.
+            try db.run("""
+                INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'Unverified', 'bwmi', ?, ?)
+                ON CONFLICT (app_id, push_token) WHERE push_token IS NOT NULL DO UPDATE SET
+                    platform = excluded.platform, notifications_enabled = 1, updated_at = excluded.updated_at,
+                    status = CASE WHEN status = 'Invalid' THEN 'Unverified' ELSE status END
+                """, [.text(DeviceID(GUID.random(using: &generator)).text), .integer(appID), .text(platform.wireName),
+                      .text(token.text), .integer(now.milliseconds), .integer(now.milliseconds)])
+            guard let registrationID = try db.scalar("SELECT id FROM registrations WHERE app_id = ? AND push_token = ?",
+                                                     [.integer(appID), .text(token.text)], as: Int64.self) else {
+                throw StoreError.decoding(column: "registrations", message: "BWMI device of app \(app) not stored")
+            }
+            try db.run("""
+                INSERT INTO bwmi_devices (registration_id, app_id, phone, email) VALUES (?, ?, ?, ?)
+                ON CONFLICT (registration_id) DO UPDATE SET phone = excluded.phone, email = excluded.email
+                """, [.integer(registrationID), .integer(appID), (phone?.e164).sqlValue, email.sqlValue])
+            guard let stored = try Self.bwmiDevices(app: app, condition: "r.id = ?", [.integer(registrationID)], on: db).first else {
+                throw StoreError.decoding(column: "bwmi_devices", message: "BWMI device of app \(app) not stored")
+            }
+            return stored
+        }
+        registrations.invalidate([device.deviceID])
+        return device
+    }
+
+    public func deregisterBWMIDevice(app: AppKey, token: PushToken, at now: Timestamp) async throws(StoreError) -> Bool {
+        let device = try await write { (db: Connection) throws(StoreError) -> DeviceID? in
+            guard let row = try db.queryFirst("""
+                SELECT r.id, r.device_id FROM registrations r JOIN apps p ON p.id = r.app_id
+                JOIN bwmi_devices d ON d.registration_id = r.id WHERE p.app_key = ? AND r.push_token = ?
+                """, [.text(app.text), .text(token.text)]) else { return nil }
+            try db.run("UPDATE registrations SET notifications_enabled = 0, updated_at = ? WHERE id = ?",
+                       [.integer(now.milliseconds), .integer(try row.get("id", as: Int64.self))])
+            return DeviceID(try row.get("device_id", as: String.self))
+        }
+        guard let device else { return false }
+        registrations.invalidate([device])
+        return true
+    }
+
+    public func bwmiDevice(app: AppKey, token: PushToken) throws(StoreError) -> BWMIDevice? {
+        try read { (db: Connection) throws(StoreError) -> BWMIDevice? in
+            try Self.bwmiDevices(app: app, condition: "r.push_token = ?", [.text(token.text)], on: db).first
+        }
+    }
+
+    public func bwmiDevices(app: AppKey, phone: MSISDN) throws(StoreError) -> [BWMIDevice] {
+        try read { (db: Connection) throws(StoreError) -> [BWMIDevice] in
+            try Self.bwmiDevices(app: app, condition: "d.phone = ?", [.text(phone.e164)], on: db)
+        }
+    }
+
+    public func bwmiDevices(app: AppKey, email: String) throws(StoreError) -> [BWMIDevice] {
+        try read { (db: Connection) throws(StoreError) -> [BWMIDevice] in
+            try Self.bwmiDevices(app: app, condition: "d.email = ?", [.text(email)], on: db)
+        }
+    }
+
+    public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
+        try read { (db: Connection) throws(StoreError) -> Int in
+            Int(try db.scalar("""
+                SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+                WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+                """, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+        }
+    }
+
+    public func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> [BWMINotification] {
+        try read { (db: Connection) throws(StoreError) -> [BWMINotification] in
+            try db.query("""
+                SELECT n.delivery_id, n.text, n.bid, n.sent_at, n.expires_at
+                FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+                WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+                ORDER BY n.sent_at, n.delivery_id
+                """, [.text(device.deviceID.text), .integer(now.milliseconds)]).map { (row) throws(StoreError) in
+                BWMINotification(delivery: DeliveryKey(try row.get("delivery_id", as: Int64.self)), device: device.deviceID,
+                                 text: try row.get("text", as: String?.self) ?? "", bid: try row.get("bid", as: String?.self),
+                                 sentAt: Timestamp(milliseconds: try row.get("sent_at", as: Int64.self)),
+                                 expiresAt: Timestamp(milliseconds: try row.get("expires_at", as: Int64.self)))
+            }
+        }
+    }
+
+    public func recordBWMINotifications(_ notifications: [BWMINotification]) async throws(StoreError) {
+        guard !notifications.isEmpty else { return }
+        try await write { (db: Connection) throws(StoreError) in
+            for notification in notifications {
+                try db.run("""
+                    INSERT INTO bwmi_notifications (delivery_id, registration_id, text, bid, sent_at, expires_at)
+                    SELECT ?, id, ?, ?, ?, ? FROM registrations WHERE device_id = ?
+                    ON CONFLICT DO NOTHING
+                    """, [.integer(notification.delivery.rawValue), .text(notification.text), notification.bid.sqlValue,
+                          .integer(notification.sentAt.milliseconds), .integer(notification.expiresAt.milliseconds),
+                          .text(notification.device.text)])
+            }
+        }
+    }
+
+    public func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
+                                hybrid: Bool) async throws(StoreError) -> BWMIAcknowledgement {
+        try await write { (db: Connection) throws(StoreError) -> BWMIAcknowledgement in
+            guard let registrationID = try db.scalar("SELECT id FROM registrations WHERE device_id = ?",
+                                                     [.text(device.deviceID.text)], as: Int64.self) else { return .unknown }
+            guard let row = try db.queryFirst("""
+                SELECT acked_at, expires_at FROM bwmi_notifications WHERE delivery_id = ? AND registration_id = ?
+                """, [.integer(delivery.rawValue), .integer(registrationID)]) else {
+                guard hybrid else { return .unknown }
+                try db.run("""
+                    INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, [.integer(delivery.rawValue), .integer(registrationID), .integer(now.milliseconds),
+                          .integer(now.milliseconds), .integer(now.milliseconds)])
+                return .acknowledged
+            }
+            let ackedAt = try row.get("acked_at", as: Int64?.self)
+            let expiresAt = try row.get("expires_at", as: Int64.self)
+            if ackedAt != nil || expiresAt <= now.milliseconds { return .alreadyAcknowledged }
+            try db.run("UPDATE bwmi_notifications SET acked_at = ? WHERE delivery_id = ? AND registration_id = ?",
+                       [.integer(now.milliseconds), .integer(delivery.rawValue), .integer(registrationID)])
+            return .acknowledged
+        }
+    }
+
+    /// The app's BWMI devices matching `condition` (SQL over `registrations r` and `bwmi_devices d`).
+    private static func bwmiDevices(app: AppKey, condition: String, _ bindings: [SQLValue],
+                                    on db: Connection) throws(StoreError) -> [BWMIDevice] {
+        try db.query("""
+            SELECT \(deviceColumns) FROM bwmi_devices d JOIN registrations r ON r.id = d.registration_id
+            JOIN apps p ON p.id = d.app_id WHERE p.app_key = ? AND \(condition) ORDER BY r.id
+            """, [.text(app.text)] + bindings).map { (row) throws(StoreError) -> BWMIDevice in
+            let idText = try row.get("device_id", as: String.self)
+            guard let id = DeviceID(idText), let platform = Platform(wireName: try row.get("platform", as: String.self)),
+                  let token = try row.get("push_token", as: String?.self).flatMap(PushToken.init) else {
+                throw .decoding(column: "bwmi_devices", message: "BWMI device \(idText) has a malformed stored value")
+            }
+            let enabled = try row.get("notifications_enabled", as: Bool.self)
+            let status = try row.get("status", as: String.self)
+            return BWMIDevice(deviceID: id, app: app, platform: platform, token: token,
+                              phone: try row.get("phone", as: String?.self).flatMap(MSISDN.init),
+                              email: try row.get("email", as: String?.self), active: enabled && status != "Invalid")
+        }
+    }
+}

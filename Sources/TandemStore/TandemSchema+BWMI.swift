@@ -1,0 +1,48 @@
+/// Migrations 23 and 24: TIBCO BWMI (the `/bwmi/{appKey}/` API).
+extension TandemSchema {
+    /// Migration 23: BWMI devices and the apps' BWMI settings.
+    ///
+    /// - `bwmi_devices`: one row per registration a BWMI app registered by token (`registrations.origin` is
+    ///   `bwmi` for those it created), with the phone (E.164, normalised) and email the app claimed. The
+    ///   phone is not `registrations.msisdn`: it is not verified, and routes MSISDN messages only for an app
+    ///   whose `bwmi_apps.trust_phones` is 1. A deregistered device keeps its row and has
+    ///   `registrations.notifications_enabled` 0 until it registers again.
+    /// - `bwmi_apps`: per app, `trust_phones` (0/1) and the static key its devices must send in
+    ///   `X-BWMI-Key` (NULL: none). No row: the defaults (not trusted, no key).
+    public static let bwmiDevices = Migration(version: 23, name: "BWMI devices and app settings", sql: """
+        CREATE TABLE bwmi_devices (
+            registration_id INTEGER PRIMARY KEY REFERENCES registrations(id),
+            app_id INTEGER NOT NULL REFERENCES apps(id),
+            phone TEXT,
+            email TEXT
+        ) STRICT;
+        CREATE INDEX bwmi_devices_phone ON bwmi_devices(app_id, phone) WHERE phone IS NOT NULL;
+        CREATE INDEX bwmi_devices_email ON bwmi_devices(app_id, email) WHERE email IS NOT NULL;
+        CREATE TABLE bwmi_apps (
+            app_id INTEGER PRIMARY KEY REFERENCES apps(id),
+            trust_phones INTEGER NOT NULL DEFAULT 0 CHECK (trust_phones = 0 OR trust_phones = 1),
+            static_key TEXT
+        ) STRICT;
+        """)
+
+    /// Migration 24: BWMI managed notifications, one row per delivery that a device must acknowledge.
+    ///
+    /// A row is live while `acked_at` is NULL and `expires_at` is later than now (the message type's
+    /// policy lifetime from `sent_at`); the device's badge counts its live rows. The delivery itself keeps
+    /// the push's state; this table keeps only what BWMI's pending list shows (text, business id, time)
+    /// and the acknowledgement. A CM message routed to a device of a trusting app gets its row when the
+    /// device acknowledges it (`text` then NULL: it was never pending).
+    public static let bwmiNotifications = Migration(version: 24, name: "BWMI managed notifications", sql: """
+        CREATE TABLE bwmi_notifications (
+            delivery_id INTEGER NOT NULL REFERENCES deliveries(id),
+            registration_id INTEGER NOT NULL REFERENCES registrations(id),
+            text TEXT,
+            bid TEXT,
+            sent_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            acked_at INTEGER,
+            PRIMARY KEY (delivery_id, registration_id)
+        ) STRICT;
+        CREATE INDEX bwmi_notifications_live ON bwmi_notifications(registration_id, sent_at) WHERE acked_at IS NULL;
+        """)
+}

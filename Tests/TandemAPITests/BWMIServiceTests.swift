@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+import TandemCore
+import TandemEngine
+import TandemHTTP
+import TandemStore
+import TandemTestSupport
+@testable import TandemAPI
+
+/// ``BWMIService`` on a real store, scheduler and intake with recording providers and a manual clock: the
+/// managed-notification lifecycle (badges stamped per device, acks, pending) and the hybrid behaviour of a
+/// trusted phone (a Critical CM message acked in its window sends no SMS; unacked, one SMS at the window).
+@Suite("BWMI service")
+struct BWMIServiceTests {
+    static let phone = "+19883999901"
+
+    final class Harness: Sendable {
+        let gateway: GatewayHarness
+        let service: BWMIService
+        let router: HTTPRouter
+
+        /// `badgePush`: where badge-only updates go (default: the gateway's push sender, with every other push).
+        init(badgePush: RecordingPushSender? = nil) async throws {
+            gateway = try await GatewayHarness()
+            let clock = gateway.clock
+            service = BWMIService(registry: gateway.store, directory: gateway.store, ledger: gateway.store, intake: gateway.intake,
+                                  scheduler: gateway.scheduler, push: badgePush ?? gateway.push,
+                                  authenticator: ProductTokenAuthenticator(directory: gateway.store, now: { clock.now() }),
+                                  policies: .specDefaults, now: { clock.now() })
+            var router = HTTPRouter()
+            BWMIEndpoint(service: service).register(in: &router)
+            self.router = router
+        }
+
+        func call(_ method: HTTPMethod, _ target: String, _ body: String = "", token: ProductToken? = nil) async -> Response {
+            var headers: [(String, String)] = [("Content-Type", "application/json")]
+            if let token { headers.append(("X-CM-PRODUCTTOKEN", token.text)) }
+            var request = Request(method: method, target: target, headers: HTTPHeaders(headers), body: Array(body.utf8),
+                                  remoteAddress: "192.0.2.7")
+            guard case .matched(_, let handler, let parameters) = router.match(method, path: request.path) else {
+                return Response(status: .notFound)
+            }
+            request.pathParameters = parameters
+            switch handler {
+            case .sync(let body): return body(request)
+            case .async(let body): return await body(request)
+            case .deferred(let body): return await withCheckedContinuation { done in body(request, Responder { done.resume(returning: $0) }) }
+            }
+        }
+
+        func register(_ app: App, token: String, type: String = "IOS", phone: String = BWMIServiceTests.phone) async -> Response {
+            await call(.PUT, "/bwmi/\(app.key.text)/devices", #"{"deviceId":"\#(token)","type":"\#(type)","user":{"phone":"\#(phone)"}}"#)
+        }
+
+        func advance(by milliseconds: Int64) async throws {
+            gateway.clock.advance(to: gateway.clock.now() + .milliseconds(milliseconds))
+            try await gateway.scheduler.fireDueTimers()
+            await gateway.dispatcher.waitUntilIdle()
+        }
+
+        func close() async { await gateway.close() }
+    }
+
+    static func json(_ response: Response) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+    }
+
+    @Test("managed notifications: badge stamped per device, pending oldest first, an ack sends a badge-only update")
+    func managedLifecycle() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        #expect(await h.register(app, token: "ios-token-1").status == .created)
+        let first = await h.call(.POST, "/bwmi/\(app.key.text)/notifications",
+                                 #"{"to":[{"deviceId":"ios-token-1"}],"text":"one","bid":"B1","faf":false}"#, token: token)
+        #expect(first.status == .created)
+        let firstNotification = try #require((Self.json(first)["notifications"] as? [[String: Any]])?.first)
+        #expect(firstNotification["badge"] as? Int == 1)
+        let nid1 = try #require(firstNotification["nid"] as? String)
+        h.gateway.clock.advance(to: h.gateway.clock.now() + .milliseconds(5))
+        let second = await h.call(.POST, "/bwmi/\(app.key.text)/notifications",
+                                  #"{"to":[{"phone":"\#(Self.phone)"}],"text":"two","faf":false}"#, token: token)
+        let secondNotification = try #require((Self.json(second)["notifications"] as? [[String: Any]])?.first)
+        #expect(secondNotification["badge"] as? Int == 2)
+        let nid2 = try #require(secondNotification["nid"] as? String)
+        #expect(await eventually { h.gateway.push.sent.count == 2 })
+        let pushed = h.gateway.push.sent.map(\.content.presentation)
+        #expect(pushed.map(\.badge) == [1, 2])
+        #expect(pushed.first?.bwmi == .managed(bid: "B1", sentAt: GatewayHarness.t0.milliseconds))
+        #expect(h.gateway.push.sent.map { String($0.key.rawValue) } == [nid1, nid2])
+
+        let pending = await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-1/notifications")
+        let t0 = GatewayHarness.t0.milliseconds
+        #expect(String(decoding: pending.body, as: UTF8.self)
+                == #"{"ns":[["\#(nid1)","\#(t0)","one","B1"],["\#(nid2)","\#(t0 + 5)","two"]]}"#)
+
+        let ack = await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid1)","did":"ios-token-1","bid":"B1"}"#)
+        #expect(ack.status == .created && ack.body.isEmpty)
+        #expect(await eventually { h.gateway.push.sent.count == 3 })
+        let update = try #require(h.gateway.push.sent.last)
+        #expect(update.content.presentation.bwmi == .badgeOnly && update.content.presentation.badge == 1)
+        // The ack is the delivery's read receipt.
+        #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(nid1) AND kind = 'readReported'") == 1)
+        let again = await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid1)","did":"ios-token-1"}"#)
+        #expect(again.status == .created)
+        let after = await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-1/notifications")
+        #expect(String(decoding: after.body, as: UTF8.self) == #"{"ns":[["\#(nid2)","\#(t0 + 5)","two"]]}"#)
+        // Another app's base path: the device is unknown there.
+        let other = await h.call(.PUT, "/bwmi/\(h.gateway.appB.key.text)/acks", #"{"nid":"\#(nid2)","did":"ios-token-1"}"#)
+        #expect(other.status == .notFound)
+        #expect(String(decoding: other.body, as: UTF8.self) == #"{"error":"no device with this token is registered for this app"}"#)
+    }
+
+    @Test("badge updates are no messages and coalesce per device: acks during a send get one more update, with the final count")
+    func badgeUpdatesCoalesce() async throws {
+        let badgePush = RecordingPushSender(hold: true)
+        let h = try await Harness(badgePush: badgePush)
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-7")
+        var nids: [String] = []
+        for text in ["one", "two", "three"] {
+            let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications",
+                                    #"{"to":[{"deviceId":"ios-token-7"}],"text":"\#(text)","faf":false}"#, token: token)
+            nids.append(try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String))
+        }
+        let messagesBefore = try h.gateway.count("SELECT count(*) FROM messages")
+        let deliveriesBefore = try h.gateway.count("SELECT count(*) FROM deliveries")
+        // The first ack's update (count 2) is held in the push sender; the two acks meanwhile ask for one more.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[0])","did":"ios-token-7"}"#).status == .created)
+        #expect(await eventually { badgePush.waiting == 1 })
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[1])","did":"ios-token-7"}"#).status == .created)
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[2])","did":"ios-token-7"}"#).status == .created)
+        #expect(badgePush.waiting == 1 && badgePush.sent.isEmpty)
+        badgePush.release()
+        #expect(await eventually { badgePush.sent.count == 2 && h.service.badges.inProgress == 0 })
+        #expect(badgePush.sent.map(\.content.presentation.badge) == [2, 0])
+        #expect(badgePush.sent.allSatisfy { $0.content.presentation.bwmi == .badgeOnly && $0.targets.map(\.token.text) == ["ios-token-7"] })
+        // Each ack is still its delivery's read receipt; the updates made no message and no delivery.
+        for nid in nids {
+            #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(nid) AND kind = 'readReported'") == 1)
+        }
+        #expect(try h.gateway.count("SELECT count(*) FROM messages") == messagesBefore)
+        #expect(try h.gateway.count("SELECT count(*) FROM deliveries") == deliveriesBefore)
+        // The same ack again: 201, and no update asked for.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nids[2])","did":"ios-token-7"}"#).status == .created)
+        #expect(h.service.badges.inProgress == 0 && badgePush.sent.count == 2)
+    }
+
+    @Test("badge-update bookkeeping: one sender per device, acks meanwhile ask for exactly one more send")
+    func badgeBookkeeping() throws {
+        let badges = BWMIBadgeUpdates()
+        let a = try #require(DeviceID("00000000-0000-4000-8000-000000000001")), b = try #require(DeviceID("00000000-0000-4000-8000-000000000002"))
+        #expect(badges.request(a))
+        #expect(!badges.request(a) && !badges.request(a))
+        #expect(badges.request(b))
+        #expect(badges.finished(a))       // acks came in meanwhile: send once more
+        #expect(!badges.finished(a))      // none since: done
+        #expect(!badges.finished(b))
+        #expect(badges.inProgress == 0)
+        #expect(badges.request(a))        // a new ack starts a new sender
+    }
+
+    @Test("an ack that reaches the service before its notification's row is checked against the device's delivery in flight")
+    func ackBeforeRow() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-5")
+        _ = await h.register(app, token: "ios-token-6", phone: "+19883999902")
+        let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-5"}],"text":"x","faf":false}"#,
+                                token: token)
+        let nid = try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
+        let device = try #require(try h.gateway.store.bwmiDevice(app: app.key, token: PushToken("ios-token-5")!))
+        let row = try #require(try h.gateway.store.liveBWMINotifications(device: device, at: h.gateway.clock.now()).first)
+        try await h.gateway.store.write { (db: Connection) throws(StoreError) in
+            try db.run("DELETE FROM bwmi_notifications WHERE delivery_id = ?", [.integer(Int64(nid)!)])
+        }
+        // Another device cannot acknowledge it; this device can, and the row recorded afterwards stays acknowledged.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"ios-token-6"}"#).status == .notFound)
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"ios-token-5"}"#).status == .created)
+        try await h.gateway.store.recordBWMINotifications([row])
+        #expect(String(decoding: await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-5/notifications").body, as: UTF8.self)
+                == #"{"ns":[]}"#)
+    }
+
+    @Test("managed notifications expire with their policy's lifetime (Default: the provider maximum, 28 days)")
+    func expiry() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-2")
+        _ = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-2"}],"text":"x","faf":false}"#,
+                         token: token)
+        h.gateway.clock.advance(to: GatewayHarness.t0 + .seconds(28 * 86_400 - 1))
+        #expect(String(decoding: await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-2/notifications").body, as: UTF8.self)
+                != #"{"ns":[]}"#)
+        h.gateway.clock.advance(to: GatewayHarness.t0 + .seconds(28 * 86_400))
+        #expect(String(decoding: await h.call(.GET, "/bwmi/\(app.key.text)/devices/ios-token-2/notifications").body, as: UTF8.self)
+                == #"{"ns":[]}"#)
+    }
+
+    /// appB's default type is Critical (30 s windows in the spec's policies).
+    private func criticalToPhone(_ h: Harness) async throws -> Int64 {
+        let reply = await h.gateway.submitJSON(GatewayHarness.request(token: h.gateway.accountB.productToken, """
+            {"from":"Bank","to":[{"number":"\(Self.phone)"}],"body":{"content":"alert"},"appKey":"\(h.gateway.appB.key.text)"}
+            """))
+        guard reply.status == 200 else { throw HarnessError("send failed: \(reply.text)") }
+        // The latest CM delivery (a badge update, sent after an ack's answer, may commit later).
+        let rows = try h.gateway.rows("SELECT max(d.id) FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.api = 'cm'")
+        guard case .integer(let id)? = rows.first?.first else { throw HarnessError("no delivery") }
+        return id
+    }
+
+    @Test("trustPhones off: a Critical CM message to a BWMI device's phone goes by SMS at once")
+    func untrustedPhoneIsSMS() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        _ = await h.register(h.gateway.appB, token: "ios-token-3")
+        _ = try await criticalToPhone(h)
+        #expect(await eventually { h.gateway.sms.sent.count == 1 })
+        #expect(h.gateway.push.sent.isEmpty)
+    }
+
+    @Test("trustPhones on: acked within the window → no SMS ever; not acked → one SMS at the window, not before")
+    func trustedPhoneCriticalFallback() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appB
+        #expect(try await h.gateway.store.setBWMISettings(app: app.key, BWMIAppSettings(trustPhones: true)))
+        _ = await h.register(app, token: "ios-token-4")
+
+        let acked = try await criticalToPhone(h)
+        #expect(await eventually { h.gateway.push.sent.count == 1 })
+        // The CM message asked for no presentation: a BWMI app's push gets BWMI's managed shape.
+        #expect(h.gateway.push.sent.first?.content.presentation.bwmi == .managed(bid: nil, sentAt: h.gateway.clock.now().milliseconds))
+        await h.gateway.dispatcher.waitUntilIdle()
+        try await h.advance(by: 10_000)
+        let ack = await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(acked)","did":"ios-token-4"}"#)
+        #expect(ack.status == .created)
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(acked)","did":"ios-token-4"}"#).status == .created)
+        try await h.advance(by: 60_000)
+        #expect(h.gateway.sms.sent.isEmpty)
+
+        let sentAt = h.gateway.clock.now()
+        let unacked = try await criticalToPhone(h)
+        #expect(await eventually { h.gateway.push.sent.filter { $0.key.rawValue == unacked }.count == 1 })
+        await h.gateway.dispatcher.waitUntilIdle()
+        h.gateway.clock.advance(to: sentAt + .milliseconds(29_999))
+        try await h.gateway.scheduler.fireDueTimers()
+        await h.gateway.dispatcher.waitUntilIdle()
+        #expect(h.gateway.sms.sent.isEmpty)
+        h.gateway.clock.advance(to: sentAt + .seconds(30))
+        try await h.gateway.scheduler.fireDueTimers()
+        await h.gateway.dispatcher.waitUntilIdle()
+        #expect(h.gateway.sms.sent.map(\.key.rawValue) == [unacked])
+        // An ack for a delivery that is not this device's phone's (or is final) is 404.
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(unacked + 1000)","did":"ios-token-4"}"#).status == .notFound)
+    }
+}

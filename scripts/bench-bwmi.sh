@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# TIBCO BWMI acknowledgements benchmark, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
+#  (1e) PUT /bwmi/{appKey}/acks: one distinct live managed notification per request, pre-generated; wrk -t2 -c64 -d5s
+#       (CONNECTIONS=… to change). The 201 follows the commit of the acknowledgement and of the delivery's read
+#       receipt; the device's badge-only push (not a message: straight to the push simulator, coalesced per device)
+#       is sent after it.
+#       Afterwards every acknowledged notification and every read receipt is counted in the database: none may be lost.
+# Usage: scripts/bench-bwmi.sh path/to/tandem WORKDIR HEALTHZ_RPS [NOTIFICATIONS]
+set -euo pipefail
+source "$(dirname "$0")/bench-lib.sh"
+bin="$1"; work="$2"; healthz="$3"; notifications="${4:-40000}"; connections="${CONNECTIONS:-64}"
+devices=1000
+db="$work/bwmi.sqlite"
+cat > "$work/bwmi.json" <<JSON
+{ "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$db" },
+  "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false },
+  "scheduler": { "expectedTimers": $((notifications * 2 + 1000)) } }
+JSON
+token=$("$bin" account create Bench --config "$work/bwmi.json" | awk '/product token/ {print $3}')
+key=$("$bin" app create BenchApp --account "$token" --config "$work/bwmi.json" | awk '/app key/ {print $3}')
+# BWMI devices as PUT /devices leaves them. Their tokens start `noack`: the push simulator accepts those pushes and
+# its simulated app never acknowledges them, so every notification stays live until wrk acknowledges it.
+sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $devices)
+  INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
+  SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
+         'Android', printf('noack-%d', i), 'Unverified', 'bwmi', 0, 0 FROM n;
+  INSERT INTO bwmi_devices (registration_id, app_id, phone) SELECT id, app_id, NULL FROM registrations WHERE origin = 'bwmi'"
+
+start_server "$bin" "$work/bwmi.json" "$work/bwmi"
+trap 'kill "$server" 2>/dev/null || true' EXIT
+
+# The managed notifications to acknowledge: every device in each request, 4 senders.
+python3 - "$url" "$token" "$key" "$devices" "$((notifications / devices))" <<'PY'
+import http.client, json, sys, threading, urllib.parse
+url, token, key, devices, requests = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+body = json.dumps({"to": [{"deviceId": "noack-%d" % i} for i in range(1, devices + 1)], "text": "Gate changed",
+                   "bid": "GATE_CHANGE", "faf": False})
+host = urllib.parse.urlsplit(url)
+def send(count):
+    connection = http.client.HTTPConnection(host.hostname, host.port, timeout=600)
+    for _ in range(count):
+        connection.request("POST", f"/bwmi/{key}/notifications", body,
+                           {"Content-Type": "application/json", "X-CM-PRODUCTTOKEN": token})
+        response = connection.getresponse(); reply = json.loads(response.read())
+        assert response.status == 201 and len(reply["notifications"]) == devices, (response.status, reply.get("unreached"))
+threads = [threading.Thread(target=send, args=(requests // 4 + (1 if i < requests % 4 else 0),)) for i in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+PY
+stored=$(sqlite3 "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at IS NULL")
+
+# One pre-generated ack per live notification: "nid|token".
+sqlite3 -separator '|' "$db" "SELECT n.delivery_id, r.push_token FROM bwmi_notifications n
+  JOIN registrations r ON r.id = n.registration_id WHERE n.acked_at IS NULL ORDER BY n.delivery_id" > "$work/bwmi-acks.txt"
+cat > "$work/bwmi.lua" <<LUA
+local requests, next_index, thread_count = {}, 1, 0
+function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
+function init(args)
+  local index = 0
+  for line in io.lines("$work/bwmi-acks.txt") do
+    if index % 2 == offset then
+      local nid, did = line:match("([^|]+)|(.*)")
+      requests[#requests + 1] = wrk.format("PUT", "/bwmi/$key/acks", {["Content-Type"] = "application/json"},
+        '{"nid":"' .. nid .. '","did":"' .. did .. '","bid":"GATE_CHANGE"}')
+    end
+    index = index + 1
+  end
+end
+function request()
+  local formatted = requests[next_index] or requests[1]
+  next_index = next_index + 1
+  return formatted
+end
+LUA
+echo "== (1e) PUT /bwmi/{appKey}/acks (one live managed notification each): wrk -t2 -c$connections -d5s"
+wrk -t2 -c"$connections" -d5s --latency -s "$work/bwmi.lua" "$url" > "$work/wrk-bwmi.txt"
+read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-bwmi.txt")"
+sleep 1
+acked=$(sqlite3 "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at IS NOT NULL")
+reads=$(sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'readReported'")
+printf '   acks/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 0.4x /healthz, none lost)\n' \
+  "$rps" "$p50" "$p99" "$healthz" "$(python3 -c "print(f'{$rps/$healthz:.2f}')")"
+printf '   notifications prepared: %s; requests completed: %s, non-2xx: %s; acknowledged: %s; read receipts: %s\n' \
+  "$stored" "$requests" "$bad" "$acked" "$reads"
+record bwmi_acks_rps "$rps"; record bwmi_acks_p50 "$p50"; record bwmi_acks_p99 "$p99"; record bwmi_acks_requests "$requests"
+record bwmi_acks_non2xx "$bad"; record bwmi_acks_acked "$acked"
+record bwmi_acks_conditions "PUT /bwmi/{appKey}/acks, one live notification each, acked and read receipt committed before the 201; wrk -t2 -c$connections -d5s"
+if [ "$bad" != 0 ] || [ "$acked" -lt $((requests - bad)) ] || [ "$reads" -lt $((requests - bad)) ]; then
+  echo "   ACKS LOST OR REFUSED"; grep -m5 '"level":"error"' "$work/bwmi.log" || true
+fi
+kill -TERM "$server"; wait "$server" || true
+trap - EXIT
