@@ -272,6 +272,10 @@ def test_mymsp_admin_api_and_subscribe_limit(serve):
     status, body, _ = http(server, "PUT", f"/admin/apps/{app_key}/mymsp/groups/team",
                            json.dumps({"shortName": "t", "recipients": f"{first}, {second}"}), admin)
     assert (status, json.loads(body)) == (200, {"name": "team", "shortName": "t", "recipients": [int(first), int(second)]}), body
+    # Short names are unique per user: another group asking for "t" is 409, and nothing changes.
+    status, body, _ = http(server, "PUT", f"/admin/apps/{app_key}/mymsp/groups/other",
+                           json.dumps({"shortName": "t", "recipients": f"{first}"}), admin)
+    assert status == 409 and "short name" in json.loads(body)["error"], body
     status, body, _ = http(server, "GET", f"/admin/apps/{app_key}/mymsp", headers=admin)
     assert status == 200 and PASSWORD not in body.decode(), body
     assert json.loads(body)["groups"] == [{"name": "team", "shortName": "t", "recipients": [int(first), int(second)]}]

@@ -71,6 +71,10 @@ extension AdminAppsEndpoint {
             ids.append(id)
         }
         let user = try mymspUser(key, directory)
+        if let shortName, try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
+            .contains(where: { $0.shortName == shortName && $0.name != name }) {
+            throw .conflict("another group of the user has the short name \(JSONText.quoted(shortName))")
+        }
         let now = now()
         try await call("set a myMSP group", {
             try await directory.setMyMSPGroup(user: user.id, name: name, shortName: shortName, recipients: ids, at: now)

@@ -14,12 +14,27 @@ public struct MyMSPEndpoint: Sendable {
         self.service = service
     }
 
+    /// Every method by GET and by POST, each route written out whole (as the OpenAPI route check reads them).
     public func register(in router: inout HTTPRouter) {
-        for method in MyMSPService.Method.allCases {
-            let path = Self.prefix + method.rawValue
-            router.add(.GET, path, .async { request in await self.handle(request, method: method, path: path) })
-            router.add(.POST, path, .async { request in await self.handle(request, method: method, path: path) })
-        }
+        router.add(.GET, "/external/notifications/subscribe", route(.subscribe))
+        router.add(.POST, "/external/notifications/subscribe", route(.subscribe))
+        router.add(.GET, "/external/notifications/updatekey", route(.updatekey))
+        router.add(.POST, "/external/notifications/updatekey", route(.updatekey))
+        router.add(.GET, "/external/notifications/unsubscribe", route(.unsubscribe))
+        router.add(.POST, "/external/notifications/unsubscribe", route(.unsubscribe))
+        router.add(.GET, "/external/notifications/unsubscribeall", route(.unsubscribeall))
+        router.add(.POST, "/external/notifications/unsubscribeall", route(.unsubscribeall))
+        router.add(.GET, "/external/notifications/get", route(.get))
+        router.add(.POST, "/external/notifications/get", route(.get))
+        router.add(.GET, "/external/notifications/send", route(.send))
+        router.add(.POST, "/external/notifications/send", route(.send))
+        router.add(.GET, "/external/notifications/received", route(.received))
+        router.add(.POST, "/external/notifications/received", route(.received))
+    }
+
+    private func route(_ method: MyMSPService.Method) -> Handler {
+        let path = Self.prefix + method.rawValue
+        return .async { request in await self.handle(request, method: method, path: path) }
     }
 
     private func handle(_ request: Request, method: MyMSPService.Method, path: String) async -> Response {
