@@ -29,6 +29,7 @@ R = load(sys.argv[1])
 
 # Which section recorded which figure, so that a failed section's error can be named in its cells.
 SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
+           "mymspsend": "mymsp", "mymspget": "mymsp",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
            "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
 
@@ -163,6 +164,16 @@ def bwmi_target():
 
 row("3b BWMI PUT /acks", bwmi_measured,
     lambda: f"{healthz()} (ratio {num('bwmi_acks_rps') / num('healthz_rps'):.2f})", bwmi_target)
+
+# 3c. myMSP send and get
+row("3c myMSP send (1 recipient)",
+    lambda: f"{grouped(num('mymspsend_rps'))} req/s, p99 {ms('mymspsend_p99'):.2f} ms, {int(num('mymspsend_non2xx'))} non-2xx",
+    lambda: f"{healthz()} (ratio {num('mymspsend_rps') / num('healthz_rps'):.2f})",
+    lambda: f"≥ 0.2× /healthz [{verdict(num('mymspsend_rps') >= 0.2 * num('healthz_rps'))}]")
+row("3d myMSP get",
+    lambda: f"{grouped(num('mymspget_rps'))} req/s, p99 {ms('mymspget_p99'):.2f} ms, {int(num('mymspget_non2xx'))} non-2xx",
+    lambda: f"{healthz()} (ratio {num('mymspget_rps') / num('healthz_rps'):.2f})",
+    lambda: f"≥ 0.4× /healthz [{verdict(num('mymspget_rps') >= 0.4 * num('healthz_rps'))}]")
 
 # 4. timers
 def timers_target():

@@ -2,7 +2,8 @@
 # Prints Tandem's performance figures, section by section, and ends with one summary table
 # (scripts/bench-table.py) of the figures each section recorded in WORKDIR/results.env. Usage: scripts/bench.sh path/to/tandem
 #  (1) GET /healthz through a real `tandem serve` (access log on, written to a file) with wrk -t2 -c64 -d10s — the
-#      reference of (1b)–(1e), which scripts/bench-gateway.sh, scripts/bench-receipts.sh and scripts/bench-bwmi.sh measure
+#      reference of (1b)–(1g), which scripts/bench-gateway.sh, scripts/bench-receipts.sh, scripts/bench-bwmi.sh and
+#      scripts/bench-mymsp.sh measure
 #  (2) group-commit durable rows/s with 64 waiting writers beside single-row transactions, same run
 #  (3) the timer wheel beside a binary heap (tandem bench timers)
 #  (4)–(5) APNs and SMPP providers against loopback peers (scripts/bench-providers.sh)
@@ -87,6 +88,9 @@ settle "$work"/receipts.sqlite*
 section bwmi "$scripts/bench-bwmi.sh" "$bin" "$work" "${healthz_rps:-0}"
 echo
 settle "$work"/bwmi.sqlite*
+section mymsp "$scripts/bench-mymsp.sh" "$bin" "$work" "${healthz_rps:-0}"
+echo
+settle "$work"/mymsp.sqlite*
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 section store "$bin" bench store --directory "$work"
 echo

@@ -3,7 +3,9 @@ import TandemCore
 
 /// The status-report ``OutboxStore`` on Tandem's SQLite ``Store`` (`outbox`, migration 3). Reads go
 /// through a pooled reader (blocking the calling thread for one indexed query); updates are group-commit
-/// writes.
+/// writes. myMSP events (`kind = 'mymspEvent'`, migration 22) are due one at a time per URL: an event
+/// waits while an earlier one to the same URL is neither delivered nor abandoned, so a receiver gets them
+/// in event order, retries included.
 public final class SQLiteOutbox: OutboxStore {
     public let store: Store
 
@@ -14,17 +16,25 @@ public final class SQLiteOutbox: OutboxStore {
     public func dueReports(now: Timestamp, limit: Int) async throws(StoreError) -> [OutboxItem] {
         let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
             try db.query("""
-                SELECT id, url, format, payload, attempts, created_at FROM outbox
+                SELECT id, url, format, kind, payload, attempts, created_at FROM outbox
                 WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?
+                  AND (kind = 'statusReport' OR NOT EXISTS (
+                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = outbox.url
+                        AND earlier.id < outbox.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
                 ORDER BY next_attempt_at, id LIMIT ?
                 """, [.integer(now.milliseconds), .integer(Int64(limit))])
         }
         let decoder = JSONDecoder()
         return try rows.map { (row) throws(StoreError) -> OutboxItem in
             let id = try row.get("id", as: Int64.self)
-            let payload: StatusReportPayload
+            let content: OutboxItem.Content
             do {
-                payload = try decoder.decode(StatusReportPayload.self, from: Data(try row.get("payload", as: String.self).utf8))
+                let payload = Data(try row.get("payload", as: String.self).utf8)
+                if try row.get("kind", as: String.self) == "mymspEvent" {
+                    content = .mymspEvent(try decoder.decode(StoredMyMSPEvent.self, from: payload).event)
+                } else {
+                    content = .statusReport(try decoder.decode(StatusReportPayload.self, from: payload))
+                }
             } catch let error as StoreError {
                 throw error
             } catch {
@@ -32,7 +42,7 @@ public final class SQLiteOutbox: OutboxStore {
             }
             return OutboxItem(id: id, url: try row.get("url", as: String.self),
                               format: WebhookFormat(rawValue: try row.get("format", as: String.self)) ?? .json,
-                              payload: payload, attempts: Int(try row.get("attempts", as: Int64.self)),
+                              content: content, attempts: Int(try row.get("attempts", as: Int64.self)),
                               createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
         }
     }
@@ -64,6 +74,27 @@ public final class SQLiteOutbox: OutboxStore {
     private func update(_ sql: String, _ bindings: [SQLValue]) async throws(StoreError) {
         try await store.write { (db: Connection) throws(StoreError) in
             _ = try db.run(sql, bindings)
+        }
+    }
+}
+
+/// A myMSP event as the `mymsp_event_push` trigger (migration 22) writes it into `outbox.payload`.
+private struct StoredMyMSPEvent: Decodable {
+    let msgNo: Int64
+    let createdAt: Int64
+    let creatorName: String
+    let initialId: String
+    let originatorText: Int64
+    let destination: String
+    let subject: String
+
+    var event: MyMSPEvent {
+        get throws {
+            guard let action = MyMSPAction(rawValue: initialId) else {
+                throw StoreError.decoding(column: "outbox.payload", message: "unknown myMSP action \(initialId)")
+            }
+            return MyMSPEvent(msgno: msgNo, createdAt: Timestamp(milliseconds: createdAt), userName: creatorName, action: action,
+                              recipient: originatorText, destination: destination, subject: subject)
         }
     }
 }

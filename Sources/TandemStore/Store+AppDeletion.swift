@@ -2,7 +2,7 @@ import TandemCore
 
 /// What ``Store/deleteApp(key:)`` did.
 public enum AppDeletion: Sendable, Hashable {
-    /// The app is gone, with its device registrations, its cospace users and its SMS prefix blocks.
+    /// The app is gone, with its device registrations, its cospace users, its myMSP user and its SMS prefix blocks.
     case deleted(registrations: Int)
     /// Nothing changed: messages name the app, and their history (status lookups, reports, timelines)
     /// keeps it.
@@ -16,7 +16,8 @@ public enum AppDeletion: Sendable, Hashable {
 /// An app can be deleted only while no message names it: messages, their deliveries and their events refer
 /// to the app's row and are kept as history, so such an app stays (rotate its secret to lock its SDKs out,
 /// or disable its account). Deletion removes, in one transaction, the app's device registrations (cospace
-/// tokens included), its cospace users, its SMS prefix blocks and the app itself; nothing else refers to an app.
+/// tokens and myMSP recipients included), its cospace users, its myMSP user with its groups and events, its SMS
+/// prefix blocks and the app itself; nothing else refers to an app. Event posts already queued in the outbox stay.
 /// Not guaranteed: that a running server forgets the app's registrations at once — it keeps recently used
 /// ones in memory, and requests signed for the deleted app then fail (its key is unknown).
 extension Store {
@@ -28,10 +29,22 @@ extension Store {
             let messages = try db.scalar("SELECT count(*) FROM messages WHERE app_id = ?", [.integer(appID)], as: Int.self) ?? 0
             guard messages == 0 else { return .inUse(messages: messages) }
             try db.run("DELETE FROM sms_prefix_blocks WHERE app_id = ?", [.integer(appID)])
+            try Self.deleteMyMSPUser(app: appID, on: db)
             let registrations = try db.run("DELETE FROM registrations WHERE app_id = ?", [.integer(appID)])
             try db.run("DELETE FROM app_users WHERE app_id = ?", [.integer(appID)])  // after their tokens (registrations)
             try db.run("DELETE FROM apps WHERE id = ?", [.integer(appID)])
             return .deleted(registrations: registrations)
         }
+    }
+
+    /// The app's myMSP user and every row that refers to it or to the app's registrations, children first.
+    private static func deleteMyMSPUser(app appID: Int64, on db: Connection) throws(StoreError) {
+        let users = "SELECT id FROM mymsp_users WHERE app_id = ?"
+        try db.run("DELETE FROM mymsp_group_members WHERE group_id IN (SELECT id FROM mymsp_groups WHERE user_id IN (\(users)))",
+                   [.integer(appID)])
+        try db.run("DELETE FROM mymsp_groups WHERE user_id IN (\(users))", [.integer(appID)])
+        try db.run("DELETE FROM mymsp_events WHERE user_id IN (\(users))", [.integer(appID)])
+        try db.run("DELETE FROM mymsp_recipients WHERE user_id IN (\(users))", [.integer(appID)])
+        try db.run("DELETE FROM mymsp_users WHERE app_id = ?", [.integer(appID)])
     }
 }

@@ -28,6 +28,10 @@ struct AppCommand {
                tandem app delete APP_KEY [--config PATH]
                tandem app user add APP_KEY [USER_ID] [--config PATH]
                tandem app user list|revoke APP_KEY [USER_ID] [--config PATH]
+               tandem app set-mymsp APP_KEY --user NAME --password-env VARIABLE [--event-url URL] [--config PATH]
+               tandem app mymsp-group APP_KEY NAME --recipients ID,ID,… [--short-name SHORT] [--config PATH]
+               tandem app mymsp-ungroup APP_KEY NAME [--config PATH]
+               tandem app mymsp-groups APP_KEY [--config PATH]
 
         create         Creates an app owned by the account with PRODUCT_TOKEN and prints its app key (senders
                        put it in `appKey`; SDKs sign with it as `kid`) and app secret (SDKs sign requests with
@@ -59,12 +63,18 @@ struct AppCommand {
                        on makes its BWMI devices verified installs of the phone they claim (MSISDN messages
                        for the app push to them); --static-key requires that key in X-BWMI-Key on its device
                        endpoints (16 to 200 characters), --no-static-key removes it. Defaults: off, none.
-        delete         Deletes an app that no message names, with its device registrations and SMS prefix
-                       blocks. An app that messages name is kept for their history and the command fails:
+        delete         Deletes an app that no message names, with its device registrations, myMSP user and SMS
+                       prefix blocks. An app that messages name is kept for their history and the command fails:
                        rotate its secret to lock its SDKs out, or disable its account.
         user           cospace's app users: `add` creates one (USER_ID a UUID, random when left out) and prints
                        its bearer token for /api/push, once; `list` shows them; `revoke` stops the token and
                        deletes the user's push tokens.
+        set-mymsp      Binds a myMSP user (the `user` of /external/notifications/…) to the app, one per app; the
+                       password (for `send` and the event poll) is read from the environment variable and stored
+                       hashed; --event-url receives each event as a form POST (else events are polled).
+        mymsp-group    Creates or replaces a recipient group (members: recipient ids of the app's user).
+        mymsp-ungroup  Deletes a recipient group.
+        mymsp-groups   Lists the recipient groups.
 
         """
 
@@ -74,7 +84,8 @@ struct AppCommand {
     func run() async throws(CommandFailure) {
         guard let parsed = try Arguments.parse(
             arguments, known: ["config", "account", "type", "key-file", "key-env", "key-id", "team-id", "topic", "service-account",
-                               "mode", "allow", "deny", "pin-length", "trust-phones", "static-key"],
+                               "mode", "allow", "deny", "pin-length", "trust-phones", "static-key", "user", "password-env", "event-url",
+                               "recipients", "short-name"],
             flags: ["sandbox", "no-static-key"], usage: Self.usage) else { return }
         guard let subcommand = parsed.positional.first else { throw CommandFailure(.usage, Self.usage) }
         switch subcommand {
@@ -91,6 +102,10 @@ struct AppCommand {
         case "bwmi": try await bwmi(parsed)
         case "delete": try await delete(parsed)
         case "user": try await user(parsed)
+        case "set-mymsp": try await setMyMSP(parsed)
+        case "mymsp-group": try await setMyMSPGroup(parsed)
+        case "mymsp-ungroup": try await deleteMyMSPGroup(parsed)
+        case "mymsp-groups": try await listMyMSPGroups(parsed)
         default: throw CommandFailure(.usage, "unknown subcommand \"\(subcommand)\"\n\(Self.usage)")
         }
     }
@@ -142,15 +157,15 @@ struct AppCommand {
         let usage = "tandem app show APP_KEY [--config PATH]"
         try parsed.expectOnly(["config"], usage: usage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
-        let (details, cospace) = try await withStore(parsed) { store throws(CommandFailure) in
+        let (details, cospace, mymsp) = try await withStore(parsed) { store throws(CommandFailure) in
             let details = try Self.details(key, in: store)
             do {
-                return (details, try store.cospaceCounts(app: key))
+                return (details, try store.cospaceCounts(app: key), Self.myMSPText(key, in: store))
             } catch {
                 throw CommandFailure(.failure, "cannot read the app's cospace users: \(error)")
             }
         }
-        ProcessIO.writeOutput(AppText.details(details, cospace: cospace))
+        ProcessIO.writeOutput(AppText.details(details, cospace: cospace) + mymsp)
     }
 
     private func rotateSecret(_ parsed: Arguments) async throws(CommandFailure) {

@@ -20,6 +20,7 @@ final class DeliveryStack: Sendable {
     let bwmi: BWMIService
     /// cospace's per-user token registry and push events.
     let cospace: CospaceEndpoint
+    let mymsp: MyMSPService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
     let store: Store
@@ -82,6 +83,8 @@ final class DeliveryStack: Sendable {
                                      deliveryMetrics: deliveryMetrics)
         bwmi = BWMIService(registry: store, directory: store, ledger: store, intake: intake, scheduler: scheduler, push: providers.push,
                            authenticator: authenticator, policies: policies, now: now, logger: logger.with(["component": "bwmi"]))
+        mymsp = MyMSPService(directory: store, senders: store, intake: intake, scheduler: scheduler, now: now,
+                             configuration: configuration.mymsp, logger: logger.with(["component": "mymsp"]))
         let reports = configuration.statusReports
         relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
@@ -99,6 +102,7 @@ final class DeliveryStack: Sendable {
         DeviceAPIEndpoint(service: deviceAPI).register(in: &router)
         BWMIEndpoint(service: bwmi).register(in: &router)
         cospace.register(in: &router)
+        MyMSPEndpoint(service: mymsp).register(in: &router)
         providers.register(in: &router, scheduler: scheduler)
     }
 
@@ -130,6 +134,20 @@ final class DeliveryStack: Sendable {
             }
         })
         let retention = configuration.gateway.idempotencyRetention
+        let eventRetention = configuration.mymsp.eventRetention
+        tasks.add(Task {
+            let clock = SystemClock()
+            while !Task.isCancelled {
+                do {
+                    let purged = try await store.purgeMyMSPEvents(before: Timestamp(
+                        milliseconds: clock.now().milliseconds - eventRetention.milliseconds))
+                    if purged > 0 { logger.info("myMSP events purged", ["count": .int(Int64(purged))]) }
+                } catch {
+                    logger.error("myMSP event purge failed", ["error": .string("\(error)")])
+                }
+                try? await Task.sleep(for: .seconds(3_600))
+            }
+        })
         tasks.add(Task { await scheduler.run() })
         tasks.add(Task { await relay.run() })
         // Spools left by the previous run continue where they stand.

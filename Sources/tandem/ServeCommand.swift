@@ -152,7 +152,7 @@ struct ServeCommand {
         let admin = AdminAppsEndpoint(registry: store, adminToken: adminToken,
                                       now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
                                       isRegularFile: { KeyFiles.isRegularFile($0) }, logger: logger,
-                                      prefixBlocks: stack.deviceAPI, cospace: store)
+                                      prefixBlocks: stack.deviceAPI, cospace: store, mymsp: store)
         admin.register(in: &router)
         admin.registerBWMI(store, in: &router)
         AdminSCGEndpoint(admin: admin, tokens: store, senderIDs: store).register(in: &router)

@@ -52,7 +52,9 @@ struct ConfigurationExampleTests {
             "deviceAPI.limits": keys(C.Limits.CodingKeys.self),
             "deviceAPI.protection": keys(C.Protection.CodingKeys.self),
             "deviceAPI.protection.conversion": keys(PinSMSGuard.ConversionRule.CodingKeys.self),
+            "mymsp": keys(C.MyMSP.CodingKeys.self),
         ]
+        for name in ["subscribesPerClientIP", "subscribesPerUser", "getsPerClientIP", "getsPerUser"] { table["mymsp." + name] = budget }
         for name in keys(C.Limits.CodingKeys.self) { table["deviceAPI.limits." + name] = budget }
         for name in ["pinPerPrefix", "pinPerMSISDNDaily"] { table["deviceAPI.protection." + name] = budget }
         return table

@@ -131,4 +131,19 @@ struct FCMRendererTests {
         #expect(message[member: "data"]?[member: "appointmentDate"] == .string("01.01.2021"))
         #expect(message[member: "notification"] == nil, "both literal texts are localised")
     }
+
+    @Test("android.priority replaces the policy's priority (myMSP's delaywhileidle=true: NORMAL); nil keeps it")
+    func priorityOverride() {
+        var p = PushPresentation()
+        p.android.priority = .normal
+        #expect(rendered(p, priority: .high).contains("\"priority\":\"NORMAL\""))
+        #expect(!rendered(p, priority: .high).contains("\"HIGH\""))
+        #expect(rendered(PushPresentation(), priority: .high).contains("\"priority\":\"HIGH\""))
+        // The APNs-only header fields do not make FCM add an apns block.
+        var apnsHeaders = PushPresentation()
+        apnsHeaders.apnsCollapseID = "news"
+        apnsHeaders.apnsTimeToLive = .seconds(60)
+        #expect(!apnsHeaders.hasAPNsFields)
+        #expect(rendered(apnsHeaders) == rendered(PushPresentation()))
+    }
 }

@@ -53,6 +53,7 @@ struct MigrationTests {
             let tables = ["accounts", "apps", "registrations", "messages", "deliveries", "delivery_events", "outbox", "provider_refs",
                           "idempotency_keys", "message_spools", "policies", "sms_prefix_blocks", "scg_tokens", "app_users",
                           "bwmi_devices", "bwmi_apps", "bwmi_notifications"]
+                + ["mymsp_users", "mymsp_recipients", "mymsp_groups", "mymsp_group_members", "mymsp_sequence", "mymsp_events"]
             for table in tables {
                 #expect(objects.contains("table:\(table)"), "missing table \(table)")
             }

@@ -19,6 +19,10 @@ import TandemHTTP
 /// | `GET /admin/apps/{appKey}/sms-blocks` | `{"blocks":[{"prefix","region","since","until","sent","verified"}]}` |
 /// | `DELETE /admin/apps/{appKey}/sms-blocks/{prefix}` | 204; 404 when the prefix is not blocked |
 /// | `PUT /admin/accounts/{productToken}/sms-countries` `{"mode"?,"allow"?\|"deny"?}` | account |
+/// | `PUT /admin/apps/{appKey}/mymsp` `{"user","password","eventUrl"?}` | `{"user","eventUrl"}` (never the password) |
+/// | `GET /admin/apps/{appKey}/mymsp` | `{"user","eventUrl","groups":[{"name","shortName","recipients":[id]}]}` |
+/// | `PUT /admin/apps/{appKey}/mymsp/groups/{name}` `{"shortName"?,"recipients":"id,id,…"}` | the group |
+/// | `DELETE /admin/apps/{appKey}/mymsp/groups/{name}` | 204; 404 when there is no such group |
 /// | `GET /admin/apps/{appKey}/users` | `{"users":[{"userId","createdAt","revokedAt"}]}` |
 /// | `POST /admin/apps/{appKey}/users` `{"userId"?}` | 201 `{"appKey","userId","token","createdAt"}` — the only time the token is shown |
 /// | `DELETE /admin/apps/{appKey}/users/{userId}` | 204; 404 when no active user has the id |
@@ -49,6 +53,8 @@ public struct AdminAppsEndpoint: Sendable {
     let logger: Logger
     /// The running defence against SMS pumping (its prefix blocks); nil: the block routes answer 503.
     let prefixBlocks: (any PrefixBlockControl)?
+    /// The myMSP users and groups; nil: the myMSP routes answer 503.
+    let mymsp: (any MyMSPDirectory)?
     /// cospace's app users; nil: those routes answer 503.
     let cospace: (any CospaceRegistry)?
 
@@ -59,7 +65,8 @@ public struct AdminAppsEndpoint: Sendable {
     ///   - prefixBlocks: the device API's prefix blocks, listed and lifted by the admin API.
     public init(registry: any AppRegistry, adminToken: String?, now: @escaping @Sendable () -> Timestamp,
                 isRegularFile: @escaping @Sendable (String) -> Bool, logger: Logger = .discarding,
-                prefixBlocks: (any PrefixBlockControl)? = nil, cospace: (any CospaceRegistry)? = nil) {
+                prefixBlocks: (any PrefixBlockControl)? = nil, cospace: (any CospaceRegistry)? = nil,
+                mymsp: (any MyMSPDirectory)? = nil) {
         self.cospace = cospace
         self.registry = registry
         self.administration = Administration(registry: registry, now: now)
@@ -68,6 +75,7 @@ public struct AdminAppsEndpoint: Sendable {
         self.logger = logger.with(["component": "admin"])
         self.gate = AdminGate(tokens: [adminToken], logger: self.logger, disabledMessage: Self.disabledMessage)
         self.prefixBlocks = prefixBlocks
+        self.mymsp = mymsp
     }
 
     public func register(in router: inout HTTPRouter) {
@@ -85,6 +93,7 @@ public struct AdminAppsEndpoint: Sendable {
         router.add(.PUT, "/admin/apps/{appKey}/fcm", asyncRoute { request throws(AdminFailure) in try await self.setFCM(request) })
         router.add(.PUT, "/admin/apps/{appKey}/type", asyncRoute { request throws(AdminFailure) in try await self.setType(request) })
         registerSMSProtection(in: &router)
+        registerMyMSP(in: &router)
         registerUsers(in: &router)
     }
 

@@ -9,10 +9,17 @@ import TandemCore
 /// (the exact final status, e.g. `Read` or `Cancelled`), `channel` (`Push`/`SMS`), `fallback` (whether
 /// the SMS was a fallback from a push) with `fallbackReason`, `acceptedAt` and `finalAt`.
 public enum CMStatusReportEncoder {
+    /// The request body for any queued item: a status report in its format, a myMSP event as its form
+    /// (``MyMSPEventForm``) — the relay's one encoder.
     public static func encode(_ item: OutboxItem) -> (contentType: String, body: [UInt8]) {
-        switch item.format {
-        case .json: ("application/json", json(item.payload))
-        case .xml: ("application/xml; charset=utf-8", xml(item.payload))
+        switch item.content {
+        case .statusReport(let payload):
+            switch item.format {
+            case .json: ("application/json", json(payload))
+            case .xml: ("application/xml; charset=utf-8", xml(payload))
+            }
+        case .mymspEvent(let event):
+            (MyMSPEventForm.contentType, MyMSPEventForm.body(event))
         }
     }
 

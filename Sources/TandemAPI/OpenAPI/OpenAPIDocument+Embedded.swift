@@ -34,6 +34,10 @@ extension OpenAPIDocument {
       "description": "cospace's per-user push tokens (`/api/push`) and push events."
     },
     {
+      "name": "myMSP",
+      "description": "21st Century Mobile's myMSP Device Push Notifications (spec: myMSP DPN \"HTTP interface\"): the app methods (`subscribe`, `updatekey`, `unsubscribe`, `unsubscribeall`, `get`), the server's `send` and the event poll (`received`). Each path takes `GET` with query parameters or `POST` with an `application/x-www-form-urlencoded` body (UTF-8; query parameters of a POST count after the body's). Parameter names are matched ASCII case-insensitively, the first occurrence counts, and an optional parameter given empty counts as absent. A myMSP `user` is bound to one Tandem app (`PUT /admin/apps/{appKey}/mymsp`); `send` and the poll also check `pwd`, the app methods carry no password. Every processed request is answered 200 `text/plain; charset=utf-8`, lines ended by LF: `A` and one line per output value, or `N` and the error number (7 unknown user or wrong password, 11 quota, 13 unexpected, 22/23 user empty/missing, 24/25 pwd empty/missing, 28 no recipient left, 46 unknown recipient, 60 spid, 61 key, 63 message, 64 delaywhileidle, 65 collapsekey, 66 sentafter, 67 timetolive, 68 restrictedpackagename, 391/392 lastmsgno or lastMsgId invalid/missing, 412 recipientid; 12 is never produced)."
+    },
+    {
       "name": "BWMI",
       "description": "TIBCO BusinessWorks Mobile Integration (spec: BWMI \"Communicating with MI Service\"), under each app's base path `/bwmi/{appKey}`: the device endpoints a BWMI mobile app calls (registration, acknowledgements, pending notifications; no authentication unless the app requires a static key in `X-BWMI-Key`) and the enterprise's sends (product token). Errors are `{\"error\":\"…\"}`."
     },
@@ -4496,6 +4500,1385 @@ extension OpenAPIDocument {
           }
         }
       }
+    },
+    "/external/notifications/subscribe": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspSubscribeQuery",
+        "summary": "Subscribe: create a recipient for a push token, or add a subscription to one (query)",
+        "description": "Without `recipientid`: a new recipient — a registration of the user's app — for `spid` and `key`, answered with its id (the same key subscribing again without its id gets its recipient back, reactivated). With `recipientid`: a subscription for that recipient of the user. Each accepted subscribe creates one `ACTION_SUB` event whose subject is `message`. Limited per client address and per user (`mymsp.subscribesPerClientIP`, `subscribesPerUser`).",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "message",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPMessage",
+              "description": "The event's subject."
+            }
+          },
+          {
+            "name": "recipientid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPRecipientID"
+            }
+          },
+          {
+            "name": "spid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPServiceProvider"
+            },
+            "required": true
+          },
+          {
+            "name": "key",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPKey"
+            },
+            "required": true
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|61|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The client address or the user has spent its budget of this method; `N` and 13.",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "const": "N\n13\n"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspSubscribeForm",
+        "summary": "Subscribe: create a recipient for a push token, or add a subscription to one (form)",
+        "description": "Without `recipientid`: a new recipient — a registration of the user's app — for `spid` and `key`, answered with its id (the same key subscribing again without its id gets its recipient back, reactivated). With `recipientid`: a subscription for that recipient of the user. Each accepted subscribe creates one `ACTION_SUB` event whose subject is `message`. Limited per client address and per user (`mymsp.subscribesPerClientIP`, `subscribesPerUser`).",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "spid",
+                  "key"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "message": {
+                    "$ref": "#/components/schemas/MyMSPMessage",
+                    "description": "The event's subject."
+                  },
+                  "recipientid": {
+                    "$ref": "#/components/schemas/MyMSPRecipientID"
+                  },
+                  "spid": {
+                    "$ref": "#/components/schemas/MyMSPServiceProvider"
+                  },
+                  "key": {
+                    "$ref": "#/components/schemas/MyMSPKey"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|61|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The client address or the user has spent its budget of this method; `N` and 13.",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "const": "N\n13\n"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/updatekey": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUpdatekeyQuery",
+        "summary": "Replace a recipient's service and key; reactivate it (query)",
+        "description": "The recipient is pushable again with the new key; `reactivated` follows its id when it was inactive (after `unsubscribeall` or a key the provider declared dead). Creates no event.",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "recipientid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPRecipientID"
+            },
+            "required": true
+          },
+          {
+            "name": "spid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPServiceProvider"
+            },
+            "required": true
+          },
+          {
+            "name": "key",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPKey"
+            },
+            "required": true
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A`, the recipient id and `reactivated` when it reactivated the recipient; or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n(reactivated\\n)?|N\\n(7|13|22|23|46|60|61|412)\\n)$"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUpdatekeyForm",
+        "summary": "Replace a recipient's service and key; reactivate it (form)",
+        "description": "The recipient is pushable again with the new key; `reactivated` follows its id when it was inactive (after `unsubscribeall` or a key the provider declared dead). Creates no event.",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "recipientid",
+                  "spid",
+                  "key"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "recipientid": {
+                    "$ref": "#/components/schemas/MyMSPRecipientID"
+                  },
+                  "spid": {
+                    "$ref": "#/components/schemas/MyMSPServiceProvider"
+                  },
+                  "key": {
+                    "$ref": "#/components/schemas/MyMSPKey"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A`, the recipient id and `reactivated` when it reactivated the recipient; or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n(reactivated\\n)?|N\\n(7|13|22|23|46|60|61|412)\\n)$"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/unsubscribe": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUnsubscribeQuery",
+        "summary": "Unsubscribe: an `ACTION_UNSUB` event; the recipient stays active (query)",
+        "description": "Creates an `ACTION_UNSUB` event (subject `message`) for an active recipient; none for an inactive one (still `A`).",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "message",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPMessage",
+              "description": "The event's subject."
+            }
+          },
+          {
+            "name": "recipientid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPRecipientID"
+            },
+            "required": true
+          },
+          {
+            "name": "spid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPServiceProvider"
+            },
+            "required": true
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUnsubscribeForm",
+        "summary": "Unsubscribe: an `ACTION_UNSUB` event; the recipient stays active (form)",
+        "description": "Creates an `ACTION_UNSUB` event (subject `message`) for an active recipient; none for an inactive one (still `A`).",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "recipientid",
+                  "spid"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "message": {
+                    "$ref": "#/components/schemas/MyMSPMessage",
+                    "description": "The event's subject."
+                  },
+                  "recipientid": {
+                    "$ref": "#/components/schemas/MyMSPRecipientID"
+                  },
+                  "spid": {
+                    "$ref": "#/components/schemas/MyMSPServiceProvider"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/unsubscribeall": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUnsubscribeallQuery",
+        "summary": "Unsubscribe from everything: an `ACTION_UNSUB_ALL` event; the recipient is deactivated (query)",
+        "description": "Deactivates an active recipient (nothing more is sent to it until `updatekey`) and creates an `ACTION_UNSUB_ALL` event (subject `message`); nothing for an inactive one (still `A`).",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "message",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPMessage",
+              "description": "The event's subject."
+            }
+          },
+          {
+            "name": "recipientid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPRecipientID"
+            },
+            "required": true
+          },
+          {
+            "name": "spid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPServiceProvider"
+            },
+            "required": true
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspUnsubscribeallForm",
+        "summary": "Unsubscribe from everything: an `ACTION_UNSUB_ALL` event; the recipient is deactivated (form)",
+        "description": "Deactivates an active recipient (nothing more is sent to it until `updatekey`) and creates an `ACTION_UNSUB_ALL` event (subject `message`); nothing for an inactive one (still `A`).",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "recipientid",
+                  "spid"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "message": {
+                    "$ref": "#/components/schemas/MyMSPMessage",
+                    "description": "The event's subject."
+                  },
+                  "recipientid": {
+                    "$ref": "#/components/schemas/MyMSPRecipientID"
+                  },
+                  "spid": {
+                    "$ref": "#/components/schemas/MyMSPServiceProvider"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A` and the recipient id, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[1-9][0-9]*\\n|N\\n(7|13|22|23|46|60|63|412)\\n)$"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/get": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspGetQuery",
+        "summary": "The recipient's notifications after a msgno, oldest first, with their full text (query)",
+        "description": "Every notification sent to the recipient with msgno above `lastmsgno` and sent at or after `sentafter`, at most 10,000 per answer (ask again from the last msgno). Listing a notification counts as the recipient's delivery acknowledgement. Content is cleaned: CR LF, LF and CR each become ` n `, TAB a space. Limited per client address and per user (`mymsp.getsPerClientIP`, `getsPerUser`).",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "recipientid",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPRecipientID"
+            },
+            "required": true
+          },
+          {
+            "name": "lastmsgno",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPNumber"
+            },
+            "required": true
+          },
+          {
+            "name": "sentafter",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9]{17}$",
+              "description": "`yyyyMMddHHmmssSSS`, UTC, a real date and time from 1970 (else 66)."
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A`, then per notification `msgno<TAB>yyyyMMddHHmmssSSS<TAB>content` (UTC); or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n([0-9]+\\t[0-9]{17}\\t[^\\t\\r\\n]*\\n)*|N\\n(7|13|22|23|46|66|391|392|412)\\n)$"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The client address or the user has spent its budget of this method; `N` and 13.",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "const": "N\n13\n"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspGetForm",
+        "summary": "The recipient's notifications after a msgno, oldest first, with their full text (form)",
+        "description": "Every notification sent to the recipient with msgno above `lastmsgno` and sent at or after `sentafter`, at most 10,000 per answer (ask again from the last msgno). Listing a notification counts as the recipient's delivery acknowledgement. Content is cleaned: CR LF, LF and CR each become ` n `, TAB a space. Limited per client address and per user (`mymsp.getsPerClientIP`, `getsPerUser`).",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "recipientid",
+                  "lastmsgno"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "recipientid": {
+                    "$ref": "#/components/schemas/MyMSPRecipientID"
+                  },
+                  "lastmsgno": {
+                    "$ref": "#/components/schemas/MyMSPNumber"
+                  },
+                  "sentafter": {
+                    "type": "string",
+                    "pattern": "^[0-9]{17}$",
+                    "description": "`yyyyMMddHHmmssSSS`, UTC, a real date and time from 1970 (else 66)."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A`, then per notification `msgno<TAB>yyyyMMddHHmmssSSS<TAB>content` (UTC); or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n([0-9]+\\t[0-9]{17}\\t[^\\t\\r\\n]*\\n)*|N\\n(7|13|22|23|46|66|391|392|412)\\n)$"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "The client address or the user has spent its budget of this method; `N` and 13.",
+            "headers": {
+              "Retry-After": {
+                "$ref": "#/components/headers/RetryAfter"
+              }
+            },
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "const": "N\n13\n"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/send": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspSendQuery",
+        "summary": "Send a notification to recipients and groups (the server side) (query)",
+        "description": "One push-only message through Tandem's intake, scheduler and providers, answered with its msgno once it and every delivery are committed. Unknown ids, other users' ids, inactive recipients and dead keys are filtered out; none left → 28. The push carries the text shortened to fit (APNs and FCM 4 KB) and the msgno as custom data `msgno`; `get` returns the whole text. `collapsekey` → FCM `android.collapse_key` and APNs `apns-collapse-id` when it fits 64 bytes; `timetolive` → FCM `android.ttl` and APNs `apns-expiration`; `restrictedpackagename` → FCM `android.restricted_package_name`; `delaywhileidle=true` → Android priority `normal`. Quota: `mymsp.messagesPerDay` per user (11).",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "pwd",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "description": "The user's password (stored hashed, compared in constant time). Missing → 25, empty → 24, wrong → 7."
+            },
+            "required": true
+          },
+          {
+            "name": "message",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPMessage",
+              "description": "Required (63 when missing)."
+            },
+            "required": true
+          },
+          {
+            "name": "recipients",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "description": "Recipient ids (digits) and group names or short names, comma-separated with optional spaces; none → 28."
+            },
+            "required": true
+          },
+          {
+            "name": "delaywhileidle",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "true",
+                "false"
+              ],
+              "description": "Case-insensitive; anything else → 64."
+            }
+          },
+          {
+            "name": "collapsekey",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPOption",
+              "description": "Otherwise 65."
+            }
+          },
+          {
+            "name": "timetolive",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2419200,
+              "description": "Seconds, 0 to 2,419,200 (4 weeks), digits only; otherwise 67."
+            }
+          },
+          {
+            "name": "restrictedpackagename",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPOption",
+              "description": "Otherwise 68."
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A` and the notification's msgno, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[0-9]+\\n|N\\n(7|11|13|22|23|24|25|28|63|64|65|67|68)\\n)$"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspSendForm",
+        "summary": "Send a notification to recipients and groups (the server side) (form)",
+        "description": "One push-only message through Tandem's intake, scheduler and providers, answered with its msgno once it and every delivery are committed. Unknown ids, other users' ids, inactive recipients and dead keys are filtered out; none left → 28. The push carries the text shortened to fit (APNs and FCM 4 KB) and the msgno as custom data `msgno`; `get` returns the whole text. `collapsekey` → FCM `android.collapse_key` and APNs `apns-collapse-id` when it fits 64 bytes; `timetolive` → FCM `android.ttl` and APNs `apns-expiration`; `restrictedpackagename` → FCM `android.restricted_package_name`; `delaywhileidle=true` → Android priority `normal`. Quota: `mymsp.messagesPerDay` per user (11).",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "pwd",
+                  "message",
+                  "recipients"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "pwd": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The user's password (stored hashed, compared in constant time). Missing → 25, empty → 24, wrong → 7."
+                  },
+                  "message": {
+                    "$ref": "#/components/schemas/MyMSPMessage",
+                    "description": "Required (63 when missing)."
+                  },
+                  "recipients": {
+                    "type": "string",
+                    "description": "Recipient ids (digits) and group names or short names, comma-separated with optional spaces; none → 28."
+                  },
+                  "delaywhileidle": {
+                    "type": "string",
+                    "enum": [
+                      "true",
+                      "false"
+                    ],
+                    "description": "Case-insensitive; anything else → 64."
+                  },
+                  "collapsekey": {
+                    "$ref": "#/components/schemas/MyMSPOption",
+                    "description": "Otherwise 65."
+                  },
+                  "timetolive": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 2419200,
+                    "description": "Seconds, 0 to 2,419,200 (4 weeks), digits only; otherwise 67."
+                  },
+                  "restrictedpackagename": {
+                    "$ref": "#/components/schemas/MyMSPOption",
+                    "description": "Otherwise 68."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A` and the notification's msgno, or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n[0-9]+\\n|N\\n(7|11|13|22|23|24|25|28|63|64|65|67|68)\\n)$"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/external/notifications/received": {
+      "get": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspReceivedQuery",
+        "summary": "Poll the user's events after a msgno (query)",
+        "description": "Every event (`ACTION_SUB`, `ACTION_UNSUB`, `ACTION_UNSUB_ALL`) of the user with msgno above `lastMsgId`, oldest first, at most 10,000 per answer; events are kept `mymsp.eventRetention` (7 days). Each is `;;` and nine tab-separated fields: msgno, `yyyy-MM-dd HH:mm` (UTC), user, action, `DPN`, `null`, recipient id, subject, subject. `clean=true` replaces CR LF, LF and CR in values with ` n ` and TAB with a space. A dead key's `ACTION_UNSUB_ALL` has an empty destination and subject `unsub [<recipientid>]`.",
+        "security": [
+          {}
+        ],
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPUserName"
+            },
+            "required": true
+          },
+          {
+            "name": "pwd",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "description": "The user's password (stored hashed, compared in constant time). Missing → 25, empty → 24, wrong → 7."
+            },
+            "required": true
+          },
+          {
+            "name": "lastMsgId",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/MyMSPNumber"
+            },
+            "required": true
+          },
+          {
+            "name": "clean",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "true",
+                "false"
+              ],
+              "description": "`true` (case-insensitive) cleans; anything else does not."
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "`A`, then per event `;;` and its nine fields; or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n(;;[\\s\\S]*)?|N\\n(7|13|22|23|24|25|391|392)\\n)$"
+                }
+              }
+            }
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      },
+      "post": {
+        "tags": [
+          "myMSP"
+        ],
+        "operationId": "mymspReceivedForm",
+        "summary": "Poll the user's events after a msgno (form)",
+        "description": "Every event (`ACTION_SUB`, `ACTION_UNSUB`, `ACTION_UNSUB_ALL`) of the user with msgno above `lastMsgId`, oldest first, at most 10,000 per answer; events are kept `mymsp.eventRetention` (7 days). Each is `;;` and nine tab-separated fields: msgno, `yyyy-MM-dd HH:mm` (UTC), user, action, `DPN`, `null`, recipient id, subject, subject. `clean=true` replaces CR LF, LF and CR in values with ` n ` and TAB with a space. A dead key's `ACTION_UNSUB_ALL` has an empty destination and subject `unsub [<recipientid>]`.",
+        "security": [
+          {}
+        ],
+        "requestBody": {
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "pwd",
+                  "lastMsgId"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "pwd": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The user's password (stored hashed, compared in constant time). Missing → 25, empty → 24, wrong → 7."
+                  },
+                  "lastMsgId": {
+                    "$ref": "#/components/schemas/MyMSPNumber"
+                  },
+                  "clean": {
+                    "type": "string",
+                    "enum": [
+                      "true",
+                      "false"
+                    ],
+                    "description": "`true` (case-insensitive) cleans; anything else does not."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "`A`, then per event `;;` and its nine fields; or `N` and the error number.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "pattern": "^(A\\n(;;[\\s\\S]*)?|N\\n(7|13|22|23|24|25|391|392)\\n)$"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          },
+          "431": {
+            "$ref": "#/components/responses/HeaderTooLarge"
+          }
+        }
+      }
+    },
+    "/admin/apps/{appKey}/mymsp": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        }
+      ],
+      "get": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminGetMyMSP",
+        "summary": "The app's myMSP user and its recipient groups",
+        "description": "404 also when the app has no myMSP user. The password is never shown.",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The user, its event URL and its groups.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "user",
+                    "eventUrl",
+                    "groups"
+                  ],
+                  "properties": {
+                    "user": {
+                      "$ref": "#/components/schemas/MyMSPUserName"
+                    },
+                    "eventUrl": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "groups": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/MyMSPGroup"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      },
+      "put": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminSetMyMSP",
+        "summary": "Bind a myMSP user to the app (one per app), or change it",
+        "description": "The `user` of `/external/notifications/…`. The password (for `send` and the event poll) is stored as a salted hash and never returned. With `eventUrl`, each event is POSTed there as a form through the durable outbox; without it, events are polled. 409 when the name is bound to another app.",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "user",
+                  "password"
+                ],
+                "properties": {
+                  "user": {
+                    "$ref": "#/components/schemas/MyMSPUserName"
+                  },
+                  "password": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "eventUrl": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "pattern": "^https?://[^ ]*$",
+                    "description": "An http:// or https:// URL without spaces; null or absent: poll only."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The user as set (never the password).",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MyMSPUserSetting"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The name is bound to another app's myMSP user.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
+    },
+    "/admin/apps/{appKey}/mymsp/groups/{name}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/AppKey"
+        },
+        {
+          "name": "name",
+          "in": "path",
+          "required": true,
+          "description": "The group's name: 1 to 100 characters, not only digits (digits in `recipients` are ids), no commas.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100,
+            "pattern": "^(?![0-9]+$)[^,]+$"
+          }
+        }
+      ],
+      "put": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminSetMyMSPGroup",
+        "summary": "Create or replace a recipient group of the app's myMSP user",
+        "description": "Members are the given recipient ids that belong to the user (others are left out). `send` takes the group's name or short name in `recipients`. 404 when the app has no myMSP user; 409 when another group of the user has the short name.",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "recipients"
+                ],
+                "properties": {
+                  "shortName": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "minLength": 1,
+                    "maxLength": 100,
+                    "pattern": "^(?![0-9]+$)[^,]+$",
+                    "description": "As the name: 1 to 100 characters, not only digits, no commas."
+                  },
+                  "recipients": {
+                    "type": "string",
+                    "pattern": "^( *0*[1-9][0-9]{0,17} *(,( *0*[1-9][0-9]{0,17} *)?)*)?$",
+                    "description": "Recipient ids separated by commas (spaces around them allowed); empty: no members."
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The group as stored.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MyMSPGroup"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Another group of the user has this short name.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminError"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      },
+      "delete": {
+        "tags": [
+          "Admin"
+        ],
+        "operationId": "adminDeleteMyMSPGroup",
+        "summary": "Delete a recipient group of the app's myMSP user",
+        "security": [
+          {
+            "adminBearer": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Deleted.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/NoStore"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/AdminBadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/AdminUnauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminDisabled"
+          },
+          "404": {
+            "$ref": "#/components/responses/AdminNotFound"
+          },
+          "414": {
+            "$ref": "#/components/responses/URITooLong"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -6812,6 +8195,104 @@ extension OpenAPIDocument {
           "staticKeyRequired": {
             "type": "boolean",
             "description": "True: the device endpoints require the key in `X-BWMI-Key`."
+          }
+        }
+      },
+      "MyMSPUserName": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100,
+        "pattern": "^[!-~]+$",
+        "description": "The myMSP user bound to an app: 1 to 100 printable ASCII characters without spaces. Missing → 23, empty → 22, unknown → 7."
+      },
+      "MyMSPRecipientID": {
+        "type": "string",
+        "maxLength": 18,
+        "pattern": "^0*[1-9][0-9]*$",
+        "description": "A recipient id (a whole number above 0, at most 18 digits; Tandem's start at 2000001). Otherwise 412; not a recipient of this user → 46."
+      },
+      "MyMSPServiceProvider": {
+        "type": "string",
+        "enum": [
+          "apns",
+          "gcm",
+          "fcm"
+        ],
+        "description": "`apns` → iOS through APNs; `gcm` and `fcm` → Android through FCM HTTP v1 (a GCM registration id is an FCM token). Matched case-insensitively; missing, empty or another value → 60."
+      },
+      "MyMSPKey": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 4096,
+        "pattern": "^[!-~]+$",
+        "description": "The push token: 1 to 4,096 printable ASCII bytes without spaces. Otherwise 61; a key held by another registration of the app → 61."
+      },
+      "MyMSPMessage": {
+        "type": "string",
+        "maxLength": 4000,
+        "description": "At most 4,000 UTF-8 bytes (else 63)."
+      },
+      "MyMSPNumber": {
+        "type": "string",
+        "maxLength": 18,
+        "pattern": "^[0-9]+$",
+        "description": "A msgno: a whole number ≥ 0 of at most 18 digits (0 = from the start). Missing → 392, anything else → 391."
+      },
+      "MyMSPOption": {
+        "type": "string",
+        "maxLength": 400,
+        "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
+        "description": "At most 400 characters, no control characters."
+      },
+      "MyMSPGroup": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name",
+          "shortName",
+          "recipients"
+        ],
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "shortName": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "recipients": {
+            "type": "array",
+            "items": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "description": "Member recipient ids, ascending (only the user's own recipients)."
+          }
+        }
+      },
+      "MyMSPUserSetting": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "user",
+          "eventUrl"
+        ],
+        "properties": {
+          "user": {
+            "$ref": "#/components/schemas/MyMSPUserName"
+          },
+          "eventUrl": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Where events are POSTed as forms; null: poll only."
           }
         }
       }

@@ -87,7 +87,7 @@ extension Configuration {
 extension Configuration: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator, deviceAPI
-        case dashboard
+        case dashboard, mymsp
     }
 
     public init(from decoder: any Decoder) throws {
@@ -116,6 +116,7 @@ extension Configuration: Decodable {
         statusReports = try c.decodeIfPresent(StatusReports.self, forKey: .statusReports) ?? statusReports
         simulator = try c.decodeIfPresent(Simulator.self, forKey: .simulator) ?? simulator
         deviceAPI = try c.decodeIfPresent(DeviceAPI.self, forKey: .deviceAPI) ?? deviceAPI
+        mymsp = try c.decodeIfPresent(MyMSP.self, forKey: .mymsp) ?? mymsp
     }
 }
 

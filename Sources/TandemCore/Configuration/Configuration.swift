@@ -21,6 +21,7 @@ public struct Configuration: Sendable, Hashable {
     public var statusReports = StatusReports()
     public var simulator = Simulator()
     public var deviceAPI = DeviceAPI()
+    public var mymsp = MyMSP()
     /// Every path-valued key the file gave, as written and as resolved (`load` fills it in).
     public internal(set) var paths: [ConfiguredPath] = []
 

@@ -10,22 +10,29 @@ public protocol OutboxStore: Sendable {
     func abandon(_ id: Int64, attempts: Int, at: Timestamp, error: String) async throws
 }
 
-/// One queued status report.
+/// One queued status report, or one myMSP notification event (`outbox.kind`).
 public struct OutboxItem: Sendable, Hashable {
     public let id: Int64
     public let url: String
     public let format: WebhookFormat
-    public let payload: StatusReportPayload
+    public let content: Content
     /// Attempts made so far.
     public let attempts: Int
     public let createdAt: Timestamp
 
-    public init(id: Int64, url: String, format: WebhookFormat, payload: StatusReportPayload, attempts: Int,
-                createdAt: Timestamp) {
+    /// What the relay posts.
+    public enum Content: Sendable, Hashable {
+        /// A delivery's status report, in the account's webhook `format`.
+        case statusReport(StatusReportPayload)
+        /// A myMSP event, posted as a form; queued in event order per URL, and posted in that order.
+        case mymspEvent(MyMSPEvent)
+    }
+
+    public init(id: Int64, url: String, format: WebhookFormat, content: Content, attempts: Int, createdAt: Timestamp) {
         self.id = id
         self.url = url
         self.format = format
-        self.payload = payload
+        self.content = content
         self.attempts = attempts
         self.createdAt = createdAt
     }

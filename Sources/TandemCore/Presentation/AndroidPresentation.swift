@@ -13,6 +13,9 @@ public struct AndroidPresentation: Sendable, Hashable, Codable {
     /// Replaces the policy's push TTL (whole seconds are sent).
     public var ttl: Duration?
     public var restrictedPackageName: String?
+    /// Replaces the policy's Android message priority (`android.priority`); myMSP's `delaywhileidle=true`
+    /// sends `normal`.
+    public var priority: Policy.PushPriority?
 
     public init() {}
 
@@ -22,3 +25,5 @@ public struct AndroidPresentation: Sendable, Hashable, Codable {
             || notificationPriority != nil
     }
 }
+
+extension Policy.PushPriority: Codable {}

@@ -50,6 +50,11 @@ public struct PushPresentation: Sendable, Hashable, Codable {
     /// FCM's Android-only fields; ignored for APNs.
     public var android = AndroidPresentation()
 
+    /// APNs `apns-collapse-id` (at most 64 bytes; longer is left out by the sender); nil: the message id.
+    public var apnsCollapseID: String?
+    /// APNs `apns-expiration`: the send time plus this, capped at the provider maximum; nil: the policy's TTL.
+    public var apnsTimeToLive: Duration?
+
     /// Render in TIBCO BWMI's shape instead of Tandem's (see ``BWMIPush``); nil: Tandem's payload. Ignored when
     /// ``dataOnly`` is true (a data-only push stays data-only).
     public var bwmi: BWMIPush?
@@ -89,6 +94,8 @@ public struct PushPresentation: Sendable, Hashable, Codable {
         plain.body = body
         plain.customData = customData
         plain.android = android
+        plain.apnsCollapseID = apnsCollapseID
+        plain.apnsTimeToLive = apnsTimeToLive
         plain.dataOnly = dataOnly
         return self != plain
     }

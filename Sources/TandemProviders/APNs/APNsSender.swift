@@ -65,12 +65,15 @@ public final class APNsSender: PushSender {
         case .failure(let refused): return refused.verdicts
         }
         let start = clock.now()
+        let settings = settings
         let payload = APNsRenderer(sound: settings.sound, badge: settings.badge)
             .payload(push.content.presentation, title: push.content.sender, body: push.content.body,
                      identifiers: PushIdentifiers.members(messageID: push.content.messageID, updateID: push.key))
-        let expiration = APNsNotification.expiration(for: push.policy, from: start, maximum: settings.providerMaximumTTL)
+        let presentation = push.content.presentation
+        let expiration = presentation.apnsTimeToLive.map { start + min($0, settings.providerMaximumTTL) }
+            ?? APNsNotification.expiration(for: push.policy, from: start, maximum: settings.providerMaximumTTL)
+        let collapseID = presentation.apnsCollapseID.flatMap { $0.utf8.count <= 64 ? $0 : nil } ?? push.content.messageID.text
         let deadline = PushRetryPolicy.retryDeadline(for: push.policy, from: start, providerMaximum: settings.providerMaximumTTL)
-        let settings = settings
         @Sendable func route(_ target: PushTarget) -> Route {
             Route(credentials: apns, baseURL: (target.apnsSandbox ?? apns.sandbox) ? settings.sandboxURL : settings.productionURL,
                   deadline: deadline)
@@ -81,7 +84,7 @@ public final class APNsSender: PushSender {
             APNsNotification(token: target.token, topic: target.apnsTopic ?? apns.topic,
                              pushType: background ? "background" : settings.pushType,
                              priority: background ? .normal : push.policy.pushPriority, expiration: expiration,
-                             collapseID: push.content.messageID.text,
+                             collapseID: collapseID,
                              apnsID: APNsNotification.apnsID(for: push.key, device: target.deviceID), payload: payload)
         }
         return await PushFanOut.verdicts(for: push.targets, logger: log) { target, logger in

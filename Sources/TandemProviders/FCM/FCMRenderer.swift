@@ -78,7 +78,7 @@ public struct FCMRenderer: Sendable, Hashable {
         let includeNotification = includeNotification && !p.isDataOnly
         if includeNotification { message.add("notification", notification(p, sender: sender, body: body)) }
         var android = JSONObjectBuilder()
-        android.add("priority", .string(priority == .high ? "HIGH" : "NORMAL"))
+        android.add("priority", .string((p.android.priority ?? priority) == .high ? "HIGH" : "NORMAL"))
         let ttl = p.android.ttl.map { $0.components.seconds } ?? ttlSeconds
         android.add("ttl", .string("\(max(ttl, 0))s"))
         android.add("collapse_key", .string(p.android.collapseKey ?? collapseKey))

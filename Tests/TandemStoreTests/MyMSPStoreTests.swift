@@ -1,0 +1,181 @@
+import Foundation
+import TandemCore
+import Testing
+@testable import TandemStore
+
+@Suite("myMSP store (migrations 21 and 22)")
+struct MyMSPStoreTests {
+    static let t0 = Timestamp(milliseconds: 1_700_000_000_000)
+
+    private func withUser(eventURL: String? = "http://127.0.0.1:9/events",
+                          _ body: (Store, MyMSPUser) async throws -> Void) async throws {
+        try await withTemporaryDirectory { dir in
+            let store = try Store.open(StoreConfiguration(path: dir + "/tandem.sqlite"))
+            let account = Account(name: "Acme", productToken: ProductToken(try Fixture.guid(0xA1)), createdAt: 1)
+            try await store.insert(account)
+            let app = App(key: AppKey(try Fixture.guid(0x1)), secret: try #require(AppSecret("first-secret")), name: "News",
+                          account: account.productToken, defaultMessageType: .default, createdAt: 10)
+            try await store.insert(app)
+            #expect(try await store.setMyMSPUser(app: app.key, name: "dpnuser", passwordSalt: "s", passwordHash: "h",
+                                                 eventURL: eventURL, at: Self.t0))
+            let user = try #require(try store.mymspUser(name: "dpnuser"))
+            do {
+                try await body(store, user)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
+    }
+
+    private func events(_ store: Store, _ user: MyMSPUser) throws -> [(Int64, MyMSPAction, Int64, String, String)] {
+        try store.mymspEvents(user: user.id, after: 0, limit: 100).map { ($0.msgno, $0.action, $0.recipient, $0.destination, $0.subject) }
+    }
+
+    @Test("subscribe creates registrations with increasing ids from 2000001; the same key again is the same recipient")
+    func subscribe() async throws {
+        try await withUser { store, user in
+            let key = try #require(PushToken("tok-1"))
+            let first = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: key, subject: "hi",
+                                                       destination: "/s", at: Self.t0)
+            #expect(first == .done(recipient: 2_000_001, reactivated: false))
+            let second = try await store.mymspSubscribe(user: user, recipient: nil, provider: .fcm, key: try #require(PushToken("tok-2")),
+                                                        subject: "", destination: "/s", at: Self.t0)
+            #expect(second == .done(recipient: 2_000_002, reactivated: false))
+            #expect(try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: key, subject: "again",
+                                                   destination: "/s", at: Self.t0) == .done(recipient: 2_000_001, reactivated: false))
+            #expect(try await store.mymspSubscribe(user: user, recipient: 2_000_002, provider: .fcm, key: key, subject: "more",
+                                                   destination: "/s", at: Self.t0) == .done(recipient: 2_000_002, reactivated: false))
+            #expect(try await store.mymspSubscribe(user: user, recipient: 9, provider: .fcm, key: key, subject: "",
+                                                   destination: "/s", at: Self.t0) == .unknownRecipient)
+            let recorded = try events(store, user)
+            #expect(recorded.map(\.0) == [1, 2, 3, 4])
+            #expect(recorded.map(\.2) == [2_000_001, 2_000_002, 2_000_001, 2_000_002])
+            #expect(recorded.allSatisfy { $0.1 == .subscribe })
+            let origins = try store.read { db throws(StoreError) in
+                try db.query("SELECT origin, platform FROM registrations ORDER BY id").map { row throws(StoreError) in
+                    "\(try row.get(0, as: String.self))/\(try row.get(1, as: String.self))"
+                }
+            }
+            #expect(origins == ["mymsp/iOS", "mymsp/Android"])
+            #expect(try await store.mymspReserveNumbers(100) == 5...104)  // notifications share the space
+            _ = try await store.mymspSubscribe(user: user, recipient: 2_000_001, provider: .apns, key: key, subject: "",
+                                               destination: "/s", at: Self.t0)
+            #expect(try events(store, user).last?.0 == 105)
+        }
+    }
+
+    @Test("updatekey reactivates, refuses another registration's key, makes no event; unsubscribeall only once")
+    func lifecycle() async throws {
+        try await withUser { store, user in
+            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("a")),
+                                               subject: "", destination: "/s", at: Self.t0)
+            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("b")),
+                                               subject: "", destination: "/s", at: Self.t0)
+            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: false, subject: "x",
+                                                     destination: "/u", at: Self.t0) == true)
+            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: true, subject: "y",
+                                                     destination: "/ua", at: Self.t0) == true)
+            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: true, subject: "z",
+                                                     destination: "/ua", at: Self.t0) == false)
+            #expect(try await store.mymspUnsubscribe(user: user, recipient: 7, deactivate: true, subject: "",
+                                                     destination: "/ua", at: Self.t0) == nil)
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001, 2_000_002], groups: []).map(\.id) == [2_000_002])
+            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .fcm, key: try #require(PushToken("b")),
+                                                   at: Self.t0) == .keyTaken)
+            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .fcm, key: try #require(PushToken("c")),
+                                                   at: Self.t0) == .done(recipient: 2_000_001, reactivated: true))
+            #expect(try store.mymspRecipient(user: user.id, id: 2_000_001)?.provider == .fcm)
+            #expect(try events(store, user).map(\.1) == [.subscribe, .subscribe, .unsubscribe, .unsubscribeAll])
+            try await store.setMyMSPGroup(user: user.id, name: "everyone", shortName: "all", recipients: [2_000_002, 2_000_001, 5],
+                                          at: Self.t0)
+            #expect(try store.mymspGroups(user: user.id) == [MyMSPGroup(name: "everyone", shortName: "all",
+                                                                        recipients: [2_000_001, 2_000_002])])
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_002], groups: ["all", "none"]).map(\.id)
+                    == [2_000_002, 2_000_001])
+        }
+    }
+
+    @Test("a dead key (the store's invalidation) deactivates an active recipient with one ACTION_UNSUB_ALL")
+    func deadKey() async throws {
+        try await withUser { store, user in
+            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("dead")),
+                                               subject: "", destination: "/s", at: Self.t0)
+            let invalidate = { () async throws in
+                try await store.write { (db: Connection) throws(StoreError) in
+                    // The statement SQLiteDeliveryStore runs for the lifecycle's invalidateRegistration.
+                    _ = try db.run("UPDATE registrations SET status = 'Invalid', updated_at = ? WHERE push_token = ? AND status <> 'Invalid'",
+                                   [.integer(Self.t0.milliseconds + 5), .text("dead")])
+                }
+            }
+            try await invalidate()
+            try await invalidate()
+            let recorded = try events(store, user)
+            #expect(recorded.count == 2)
+            #expect(recorded.last.map { "\($0.1.rawValue) \($0.2) [\($0.3)] \($0.4)" } == "ACTION_UNSUB_ALL 2000001 [] unsub [2000001]")
+            #expect(try store.mymspRecipient(user: user.id, id: 2_000_001)?.active == false)
+            // updatekey brings it back: pushable (not Invalid) and active.
+            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .apns, key: try #require(PushToken("new")),
+                                                   at: Self.t0) == .done(recipient: 2_000_001, reactivated: true))
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001], groups: []).count == 1)
+        }
+    }
+
+    @Test("events are queued for the event URL and due one at a time per URL, in order")
+    func outboxOrder() async throws {
+        try await withUser { store, user in
+            for token in ["a", "b"] {
+                _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken(token)),
+                                                   subject: "s-\(token)", destination: "/s", at: Self.t0)
+            }
+            let outbox = SQLiteOutbox(store: store)
+            let due = try await outbox.dueReports(now: Self.t0, limit: 10)
+            guard case .mymspEvent(let first)? = due.first?.content else {
+                Issue.record("expected one myMSP event, got \(due)")
+                return
+            }
+            #expect(due.count == 1 && due[0].url == "http://127.0.0.1:9/events")
+            #expect((first.msgno, first.userName, first.subject, first.createdAt) == (1, "dpnuser", "s-a", Self.t0))
+            try await outbox.reschedule(due[0].id, attempts: 1, next: Self.t0 + .seconds(5), error: "HTTP 503")
+            #expect(try await outbox.dueReports(now: Self.t0 + .seconds(1), limit: 10).isEmpty)  // the second waits for the first
+            try await outbox.markDelivered(due[0].id, attempts: 2, at: Self.t0 + .seconds(5))
+            let next = try await outbox.dueReports(now: Self.t0 + .seconds(5), limit: 10)
+            guard case .mymspEvent(let second)? = next.first?.content else {
+                Issue.record("expected the second event, got \(next)")
+                return
+            }
+            #expect(next.count == 1 && second.msgno == 2 && second.subject == "s-b")
+        }
+    }
+
+    @Test("without an event URL nothing is queued; events are purged by age")
+    func pollOnly() async throws {
+        try await withUser(eventURL: nil) { store, user in
+            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .gcm, key: try #require(PushToken("a")),
+                                               subject: "", destination: "/s", at: Self.t0)
+            #expect(try await SQLiteOutbox(store: store).dueReports(now: Self.t0, limit: 10).isEmpty)
+            #expect(try await store.purgeMyMSPEvents(before: Self.t0) == 0)
+            #expect(try await store.purgeMyMSPEvents(before: Self.t0 + .milliseconds(1)) == 1)
+            #expect(try events(store, user).isEmpty)
+        }
+    }
+
+    @Test("deleting an app no message names removes its myMSP user, recipients, groups and events; the name is free again")
+    func deleteApp() async throws {
+        try await withUser { store, user in
+            for key in ["a", "b"] {
+                _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken(key)),
+                                                   subject: "", destination: "/s", at: Self.t0)
+            }
+            try await store.setMyMSPGroup(user: user.id, name: "all", shortName: "A", recipients: [2_000_001, 2_000_002], at: Self.t0)
+            #expect(try await store.deleteApp(key: user.app) == .deleted(registrations: 2))
+            let left = try store.read { db throws(StoreError) in
+                try ["mymsp_users", "mymsp_recipients", "mymsp_groups", "mymsp_group_members", "mymsp_events", "registrations"]
+                    .map { table throws(StoreError) in try db.scalar("SELECT count(*) FROM \(table)", as: Int64.self) ?? -1 }
+            }
+            #expect(left == [0, 0, 0, 0, 0, 0])
+            #expect(try store.mymspUser(name: user.name) == nil)
+        }
+    }
+}
