@@ -3,7 +3,7 @@ import TandemCore
 
 /// The status-report ``OutboxStore`` on Tandem's SQLite ``Store`` (`outbox`, migration 3). Reads go
 /// through a pooled reader (blocking the calling thread for one indexed query); updates are group-commit
-/// writes. myMSP events (`kind = 'mymspEvent'`, migration 22) are due one at a time per URL: an event
+/// writes. myMSP events (`kind = 'mymspEvent'`, migration 26) are due one at a time per URL: an event
 /// waits while an earlier one to the same URL is neither delivered nor abandoned, so a receiver gets them
 /// in event order, retries included.
 public final class SQLiteOutbox: OutboxStore {
@@ -78,7 +78,7 @@ public final class SQLiteOutbox: OutboxStore {
     }
 }
 
-/// A myMSP event as the `mymsp_event_push` trigger (migration 22) writes it into `outbox.payload`.
+/// A myMSP event as the `mymsp_event_push` trigger (migration 26) writes it into `outbox.payload`.
 private struct StoredMyMSPEvent: Decodable {
     let msgNo: Int64
     let createdAt: Int64

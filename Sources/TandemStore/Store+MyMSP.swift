@@ -1,6 +1,6 @@
 import TandemCore
 
-/// The myMSP adapter's tables (migrations 21 and 22). Recipients are registrations of the user's app with
+/// The myMSP adapter's tables (migrations 25 and 26). Recipients are registrations of the user's app with
 /// origin `mymsp`; every change to one invalidates the registration cache once committed.
 extension Store: MyMSPDirectory {
     public func mymspUser(name: String) throws(StoreError) -> MyMSPUser? {

@@ -1,15 +1,15 @@
-/// Migrations 21 and 22: myMSP Device Push Notifications (the `/external/notifications/…` API).
+/// Migrations 25 and 26: myMSP Device Push Notifications (the `/external/notifications/…` API).
 ///
-/// Migration 21 — accounts and recipients:
+/// Migration 25 — accounts and recipients:
 /// - `mymsp_users`: a myMSP `user` bound to one app (one user per app), its salted password hash and the
 ///   URL its events are POSTed to (NULL: poll only);
 /// - `mymsp_recipients`: a recipient is a registration of the user's app (`registrations.origin = 'mymsp'`)
 ///   with a numeric id, increasing from 2,000,001, and the `spid` it subscribed with; `active` is myMSP's
-///   own flag (`unsubscribeall` clears it, `updatekey` sets it); a dead key clears it too (migration 22);
+///   own flag (`unsubscribeall` clears it, `updatekey` sets it); a dead key clears it too (migration 26);
 /// - `mymsp_groups` / `mymsp_group_members`: named recipient sets per user (name and optional short name);
 /// - `mymsp_sequence`: the last msgno of the one space notifications and events share.
 ///
-/// Migration 22 — events:
+/// Migration 26 — events:
 /// - `mymsp_events`: one row per `ACTION_SUB`/`ACTION_UNSUB`/`ACTION_UNSUB_ALL`, numbered from
 ///   `mymsp_sequence`; kept until purged by age;
 /// - `outbox.kind`: `statusReport` (every older row) or `mymspEvent` (the event's form fields as JSON in
@@ -20,7 +20,7 @@
 ///   subject `unsub [<recipientid>]`. It fires only for a recipient still active, so an `unsubscribeall`
 ///   (which clears `active` first) never makes a second event.
 extension TandemSchema {
-    public static let mymspAccounts = Migration(version: 21, name: "myMSP users, recipients, groups, msgno sequence", sql: """
+    public static let mymspAccounts = Migration(version: 25, name: "myMSP users, recipients, groups, msgno sequence", sql: """
         CREATE TABLE mymsp_users (
             id INTEGER PRIMARY KEY,
             app_id INTEGER NOT NULL UNIQUE REFERENCES apps(id),
@@ -68,7 +68,7 @@ extension TandemSchema {
         INSERT INTO mymsp_sequence (id, last) VALUES (1, 0);
         """)
 
-    public static let mymspEvents = Migration(version: 22, name: "myMSP events, outbox kind, dead-key trigger", sql: """
+    public static let mymspEvents = Migration(version: 26, name: "myMSP events, outbox kind, dead-key trigger", sql: """
         CREATE TABLE mymsp_events (
             msgno INTEGER PRIMARY KEY,
             user_id INTEGER NOT NULL REFERENCES mymsp_users(id),

@@ -68,6 +68,7 @@ struct PushPresentationTests {
         ("threadID", { $0.threadID = "" }), ("category", { $0.category = "" }), ("targetContentID", { $0.targetContentID = "" }),
         ("contentAvailable", { $0.contentAvailable = false }), ("mutableContent", { $0.mutableContent = false }),
         ("customData", { $0.customData = [JSONMember(key: "k", value: .null)] }), ("android", { $0.android.ttl = .zero }),
+        ("apnsCollapseID", { $0.apnsCollapseID = "" }), ("apnsTimeToLive", { $0.apnsTimeToLive = .zero }),
         ("bwmi", { $0.bwmi = .badgeOnly }), ("dataOnly", { $0.dataOnly = false }),
     ]
 

@@ -3,7 +3,7 @@ import TandemCore
 import Testing
 @testable import TandemStore
 
-@Suite("myMSP store (migrations 21 and 22)")
+@Suite("myMSP store (migrations 25 and 26)")
 struct MyMSPStoreTests {
     static let t0 = Timestamp(milliseconds: 1_700_000_000_000)
 

@@ -12,7 +12,7 @@ import TandemEngine
 /// - `get` lists a recipient's notifications and hands each in-flight delivery's acknowledgement to the
 ///   scheduler as the recipient's receipt;
 /// - events are stored with their msgno and queued in the same transaction for the user's event URL (the
-///   durable outbox); a dead key's event is made by the store (migration 22).
+///   durable outbox); a dead key's event is made by the store (migration 26).
 /// Not guaranteed: that a msgno is used (a `send` refused after taking one leaves a gap, and msgnos are
 /// reserved in blocks); that concurrent `send`s to one recipient commit in msgno order (a `get` between
 /// their commits may list the higher one first, and a `lastmsgno` taken from it then skips the other);

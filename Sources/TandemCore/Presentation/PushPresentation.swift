@@ -79,8 +79,8 @@ public struct PushPresentation: Sendable, Hashable, Codable {
             && subtitleLocKey == nil && subtitleLocArgs.isEmpty && bodyLocKey == nil && bodyLocArgs.isEmpty
             && launchImage == nil && summaryArg == nil && summaryArgCount == nil && badge == nil && sound == nil
             && threadID == nil && category == nil && targetContentID == nil && contentAvailable == nil
-            && mutableContent == nil && customData.isEmpty && android == AndroidPresentation() && bwmi == nil
-            && dataOnly == nil
+            && mutableContent == nil && customData.isEmpty && android == AndroidPresentation() && apnsCollapseID == nil
+            && apnsTimeToLive == nil && bwmi == nil && dataOnly == nil
     }
 
     /// The presentation with nothing set: the default payload.
