@@ -55,6 +55,7 @@ declare -A harness_module=(
   [user_agent]=TandemAPI
   [kannel_dlr]=TandemAPI
   [cospace]=TandemAPI
+  [mymsp]=TandemAPI
   [smpp_pdu]=TandemProviders
   [configuration]=TandemCore
   [policy]=TandemCore
@@ -68,11 +69,12 @@ declare -A harness_max_len=(
   [user_agent]=4096
   [kannel_dlr]=4096
   [cospace]=16384
+  [mymsp]=16384
   [smpp_pdu]=65552
   [configuration]=65536
   [policy]=65536
 )
-all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace smpp_pdu configuration policy)
+all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace mymsp smpp_pdu configuration policy)
 
 log() { echo "fuzz: $*" >&2; }
 
