@@ -57,6 +57,7 @@ declare -A harness_module=(
   [cospace]=TandemAPI
   [scg]=TandemAPI
   [bwmi]=TandemAPI
+  [mymsp]=TandemAPI
   [smpp_pdu]=TandemProviders
   [configuration]=TandemCore
   [policy]=TandemCore
@@ -72,11 +73,12 @@ declare -A harness_max_len=(
   [cospace]=16384
   [scg]=65536
   [bwmi]=65536
+  [mymsp]=16384
   [smpp_pdu]=65552
   [configuration]=65536
   [policy]=65536
 )
-all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace scg bwmi smpp_pdu configuration policy)
+all_harnesses=(cm_json cm_xml query odata mac_header user_agent kannel_dlr cospace scg bwmi mymsp smpp_pdu configuration policy)
 
 log() { echo "fuzz: $*" >&2; }
 

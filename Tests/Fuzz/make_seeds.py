@@ -131,6 +131,27 @@ for literal in swift_strings(read("Tests/TandemAPITests/KannelDLRTests.swift")):
         put("kannel_dlr", literal.split("?", 1)[-1])
 put("kannel_dlr", "ref=0123456789abcdef&type=1&reply=id%3A1+stat%3ADELIVRD+err%3A000&token=s3cret&time=1790000000&to=%2B31612345678")
 
+# myMSP: one request per method as the DPN spec lists its parameters (its example values: "dpnuser", recipient ids
+# 2000001/90001, "2000001, 2000002, recipgroupA", "Msg A"), as a query and as a form body would carry them, plus the
+# black-box test's requests written with literal values.
+mymsp_requests = [
+    [("user", "dpnuser"), ("message", "Msg A"), ("spid", "apns"), ("key", "a1b2c3d4e5f6" * 5 + "a1b2")],
+    [("user", "dpnuser"), ("message", "Msg B"), ("recipientid", "2000001"), ("spid", "gcm"), ("key", "APA91bH-registration_id:x")],
+    [("user", "dpnuser"), ("recipientid", "2000001"), ("spid", "fcm"), ("key", "fcm-token:APA91b")],
+    [("user", "dpnuser"), ("message", "bye"), ("recipientid", "90001"), ("spid", "apns")],
+    [("user", "dpnuser"), ("recipientid", "2000001"), ("lastmsgno", "0"), ("sentafter", "20120101151600000")],
+    [("user", "dpnuser"), ("pwd", "secret"), ("message", "New content: fetch it"), ("recipients", "2000001, 2000002, recipgroupA"),
+     ("delaywhileidle", "true"), ("collapsekey", "news"), ("timetolive", "2419200"), ("restrictedpackagename", "se.example.app")],
+    [("user", "dpnuser"), ("pwd", "secret"), ("lastMsgId", "12556"), ("clean", "true")],
+    [("USER", "dpnuser"), ("Pwd", "secret"), ("message", "two\r\nlines\tand tab"), ("recipients", " 2000001 ,,all ")],
+]
+for pairs in mymsp_requests:
+    put("mymsp", url_encode_pairs(pairs))
+    put("mymsp", "&".join(n + "=" + urllib.parse.quote_plus(v) for n, v in pairs))
+for call in re.findall(r'(?:accepted|refused|call)\(server, "\w+",(?: verb="\w+",)?((?:\s*\w+="[^"]*",?)+)\s*\)',
+                       read("Tests/integration/test_mymsp.py")):
+    put("mymsp", url_encode_pairs(re.findall(r'(\w+)="([^"]*)"', call)))
+
 # SMPP: the codec tests' PDUs (hex), plus a stream of several PDUs.
 smpp = read("Tests/TandemProvidersTests/SMPPCodecTests.swift") + read("Tests/TandemProvidersTests/SMPPReceiptTests.swift")
 pdus = []
