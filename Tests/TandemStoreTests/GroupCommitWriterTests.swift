@@ -56,7 +56,7 @@ struct GroupCommitWriterTests {
                     let began = ContinuousClock.now
                     startedContinuation.yield()
                     store.waitUntilQueued(atLeast: 1, closing: false)
-                    try insertRow(db, writer: 0, seq: 1)
+                    _ = try insertRow(db, writer: 0, seq: 1)
                     held.withLock { $0 = began.duration(to: .now) }
                 }
             }
