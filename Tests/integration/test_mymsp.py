@@ -4,71 +4,20 @@
 The sequence is the issue's acceptance: subscribe → send to ids and a group → get (the delivery is
 acknowledged) → updatekey reactivates → unsubscribe keeps it active → unsubscribeall deactivates it (a send to
 it alone → 28) → an APNs 410 makes ACTION_UNSUB_ALL → the poll with clean=true."""
-import datetime
-import ipaddress
 import json
 import time
 import urllib.parse
-from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from cryptography.x509.oid import NameOID
 
 from conftest import run_tandem, wait_for
 from gateway_support import WebhookReceiver, create_account, create_app, http, message_view, query
-from provider_support import APNs, Peer, read_json_lines, set_apns
+from fcm_support import FCM
+from provider_support import APNs, set_apns
 
 PASSWORD_ENV = "TANDEM_TEST_MYMSP_PASSWORD"
 PASSWORD = "correct horse battery staple"
-PROJECT = "tandem-test"
-CLIENT_EMAIL = "tandem@tandem-test.iam.gserviceaccount.com"
 FAST = {"statusReports": {"initialRetryDelay": "100ms", "maximumRetryDelay": "1s", "pollInterval": "20ms"}}
-
-
-class FCM:
-    """fcm_fake.py with a self-signed certificate for 127.0.0.1 and a fresh service account."""
-
-    def __init__(self, directory):
-        directory = Path(directory) / "fcm"
-        directory.mkdir()
-        tls_key = ec.generate_private_key(ec.SECP256R1())
-        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-        now = datetime.datetime.now(datetime.timezone.utc)
-        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(tls_key.public_key())
-                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-                .not_valid_after(now + datetime.timedelta(days=2))
-                .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-                .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-                .sign(tls_key, hashes.SHA256()))
-        self.cert = directory / "cert.pem"
-        self.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        key_path = directory / "key.pem"
-        key_path.write_bytes(tls_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                   serialization.NoEncryption()))
-        account_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        public = directory / "account.pub"
-        public.write_bytes(account_key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                                 serialization.PublicFormat.SubjectPublicKeyInfo))
-        self.log_path = directory / "fcm.jsonl"
-        self.peer = Peer("fcm_fake.py", ["--cert", str(self.cert), "--key", str(key_path), "--public-key", str(public),
-                                         "--client-email", CLIENT_EMAIL, "--key-id", "k1", "--project-id", PROJECT,
-                                         "--log", str(self.log_path)], directory, "fcm")
-        self.url = f"https://127.0.0.1:{self.peer.port}"
-        self.service_account = directory / "service-account.json"
-        self.service_account.write_text(json.dumps({
-            "type": "service_account", "project_id": PROJECT, "private_key_id": "k1",
-            "private_key": account_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                     serialization.NoEncryption()).decode(),
-            "client_email": CLIENT_EMAIL, "token_uri": self.url + "/token"}))
-
-    def sends(self):
-        return [r for r in read_json_lines(self.log_path) if r.get("kind") == "send"]
-
-    def stop(self):
-        self.peer.stop()
 
 
 @pytest.fixture

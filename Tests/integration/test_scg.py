@@ -3,71 +3,22 @@ to the APNs fake (Tests/peers/apns_fake.py: `ok…` tokens 200, `gone…` 410 Un
 --delay-ms) and the FCM fake (Tests/peers/fcm_fake.py) and SMS simulated. Bearer tokens come from the CLI
 (`tandem scg token …`) and the admin API; the app's sender id from the admin API. One server for the module:
 each test uses its own addresses."""
-import datetime
 import http.client
 import json
 import sys
 import time
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from cryptography.x509.oid import NameOID
 
 from conftest import Server, run_tandem, wait_for
 from gateway_support import add_verified_device, create_account, create_app, messages_request, msg, query
 from gateway_support import http as call
-from provider_support import APNs, Peer, providers_config, read_json_lines, set_apns
+from fcm_support import FCM
+from provider_support import APNs, providers_config, set_apns
 
 ADMIN_TOKEN = "scg-admin-token-51c2"
 BASE = "/scg-external-api/api/v1/messaging"
-FCM_PROJECT = "tandem-scg-test"
-FCM_EMAIL = "tandem@tandem-scg-test.iam.gserviceaccount.com"
-FCM_KEY_ID = "0123456789abcdef0123456789abcdef01234567"
 APNS_DELAY_MS = 1500  # long enough to cancel a push in flight
-
-
-class FCM:
-    """Tests/peers/fcm_fake.py with a certificate for 127.0.0.1 and a service account made here."""
-
-    def __init__(self, directory):
-        directory.mkdir(exist_ok=True)
-        tls_key = ec.generate_private_key(ec.SECP256R1())
-        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-        now = datetime.datetime.now(datetime.timezone.utc)
-        import ipaddress
-        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(tls_key.public_key())
-                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-                .not_valid_after(now + datetime.timedelta(days=1))
-                .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-                .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-                .sign(tls_key, hashes.SHA256()))
-        self.cert = directory / "fcm-cert.pem"
-        self.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        (directory / "fcm-key.pem").write_bytes(tls_key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-        account_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        (directory / "account.pub").write_bytes(account_key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-        self.log_path = directory / "fcm.jsonl"
-        self.peer = Peer("fcm_fake.py", ["--cert", str(self.cert), "--key", str(directory / "fcm-key.pem"),
-                                         "--public-key", str(directory / "account.pub"), "--client-email", FCM_EMAIL,
-                                         "--key-id", FCM_KEY_ID, "--project-id", FCM_PROJECT, "--log", str(self.log_path)],
-                         directory, "fcm")
-        self.url = f"https://127.0.0.1:{self.peer.port}"
-        self.service_account = directory / "service-account.json"
-        self.service_account.write_text(json.dumps({
-            "type": "service_account", "project_id": FCM_PROJECT, "private_key_id": FCM_KEY_ID,
-            "private_key": account_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                     serialization.NoEncryption()).decode(),
-            "client_email": FCM_EMAIL, "token_uri": self.url + "/token"}))
-
-    def sends(self):
-        return [r for r in read_json_lines(self.log_path) if r.get("kind") == "send"]
-
-    def stop(self):
-        self.peer.stop()
 
 
 class Stack:
@@ -76,7 +27,7 @@ class Stack:
 
     def __init__(self, directory):
         self.apns = APNs(directory, delay_ms=APNS_DELAY_MS)
-        self.fcm = FCM(directory / "fcm")
+        self.fcm = FCM(directory)
         config = providers_config(apns=self.apns)
         config["providers"]["push"]["fcm"] = {"baseURL": self.fcm.url, "tokenURL": self.fcm.url + "/token",
                                               "notification": True, "http": {"caFile": str(self.fcm.cert)}}
