@@ -17,15 +17,12 @@ public enum AppDeletion: Sendable, Hashable {
 /// to the app's row and are kept as history, so such an app stays (rotate its secret to lock its SDKs out,
 /// or disable its account). Deletion removes, in one transaction, the app's device registrations (cospace
 /// tokens included), its cospace users, its SMS prefix blocks and the app itself; nothing else refers to an app.
-/// Once committed, the registration cache and the app's cached BWMI settings are cleared; requests signed for
+/// Once committed, the registration cache is cleared; requests signed for
 /// the deleted app then fail (its key is unknown).
 extension Store {
     public func deleteApp(key: AppKey) async throws(StoreError) -> AppDeletion {
-        // Its BWMI settings and its registrations (deleted with it) are forgotten once committed (or failed).
-        defer {
-            bwmiSettingsCache.invalidate(key)
-            registrations.invalidateAll()
-        }
+        // Its registrations (deleted with it) are forgotten once committed (or failed).
+        defer { registrations.invalidateAll() }
         return try await write { (db: Connection) throws(StoreError) -> AppDeletion in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(key.text)], as: Int64.self) else {
                 return .notFound

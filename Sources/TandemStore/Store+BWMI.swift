@@ -6,19 +6,14 @@ extension Store: BWMIRegistry {
         r.device_id, r.platform, r.push_token, r.status, r.notifications_enabled, d.phone, d.email
         """
 
-    /// The app's settings (defaults when it has none, or when there is no such app), from
-    /// ``BWMISettingsCache`` when it holds them, else read.
     public func bwmiSettings(app: AppKey) throws(StoreError) -> BWMIAppSettings {
-        try bwmiSettingsCache.settings(app) { (key: AppKey) throws(StoreError) -> BWMIAppSettings? in
-            try read { (db: Connection) throws(StoreError) -> BWMIAppSettings? in
-                guard let row = try db.queryFirst("""
-                    SELECT s.trust_phones, s.static_key FROM apps p LEFT JOIN bwmi_apps s ON s.app_id = p.id
-                    WHERE p.app_key = ?
-                    """, [.text(key.text)]) else { return nil }
-                return BWMIAppSettings(trustPhones: try row.get("trust_phones", as: Bool?.self) ?? false,
-                                       staticKey: try row.get("static_key", as: String?.self))
-            }
-        } ?? BWMIAppSettings()
+        try read { (db: Connection) throws(StoreError) -> BWMIAppSettings in
+            guard let row = try db.queryFirst("""
+                SELECT s.trust_phones, s.static_key FROM bwmi_apps s JOIN apps p ON p.id = s.app_id WHERE p.app_key = ?
+                """, [.text(app.text)]) else { return BWMIAppSettings() }
+            return BWMIAppSettings(trustPhones: try row.get("trust_phones", as: Bool.self),
+                                   staticKey: try row.get("static_key", as: String?.self))
+        }
     }
 
     public func rendersBWMIPushes(app: AppKey) throws(StoreError) -> Bool {
@@ -26,9 +21,7 @@ extension Store: BWMIRegistry {
     }
 
     public func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws(StoreError) -> Bool {
-        // Forgotten once committed (or failed), so no request keeps the settings from before.
-        defer { bwmiSettingsCache.invalidate(app) }
-        return try await write { (db: Connection) throws(StoreError) -> Bool in
+        try await write { (db: Connection) throws(StoreError) -> Bool in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(app.text)], as: Int64.self) else {
                 return false
             }

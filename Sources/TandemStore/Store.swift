@@ -20,8 +20,6 @@ public final class Store: Sendable {
     let writer: GroupCommitWriter
     let readers: ReaderPool
     let registrations: RegistrationCache
-    /// The committed `bwmi_apps` settings, by app key (``BWMISettingsCache``).
-    let bwmiSettingsCache = BWMISettingsCache(capacity: 10_000)
     /// The committed `policies` rows, for snapshots that name their policy by number.
     let policies = PolicyCatalog()
 

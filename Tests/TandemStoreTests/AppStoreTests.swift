@@ -98,44 +98,6 @@ struct AppStoreTests {
         }
     }
 
-    @Test("BWMI settings: defaults until set; served from memory once read; a change is seen by the next read; unknown apps are not cached")
-    func bwmiSettingsCache() async throws {
-        try await withApps { store, first, second async throws in
-            #expect(try store.bwmiSettings(app: first.key) == BWMIAppSettings())
-            #expect(store.bwmiSettingsCache.count == 1)
-            let unknown = AppKey(try Fixture.guid(0x99))
-            for _ in 0..<3 { #expect(try store.bwmiSettings(app: unknown) == BWMIAppSettings()) }
-            #expect(store.bwmiSettingsCache.count == 1)
-            let locked = BWMIAppSettings(trustPhones: true, staticKey: "s3cret")
-            #expect(try await store.setBWMISettings(app: first.key, locked))
-            #expect(try store.bwmiSettings(app: first.key) == locked)
-            #expect(try store.bwmiSettings(app: second.key) == BWMIAppSettings())
-            #expect(try store.rendersBWMIPushes(app: first.key))
-            #expect(try await store.setBWMISettings(app: first.key, BWMIAppSettings(trustPhones: false, staticKey: nil)))
-            #expect(try store.bwmiSettings(app: first.key) == BWMIAppSettings())
-            #expect(try await store.setBWMISettings(app: unknown, locked) == false)
-            #expect(try store.bwmiSettings(app: unknown) == BWMIAppSettings())
-        }
-    }
-
-    @Test("BWMI settings cache: a read that an invalidation overtook is returned but not kept")
-    func bwmiSettingsCacheRace() throws {
-        let cache = BWMISettingsCache(capacity: 10)
-        let key = AppKey(try Fixture.guid(0x1))
-        let read = BWMIAppSettings(trustPhones: true)
-        #expect(try cache.settings(key) { (_: AppKey) throws(StoreError) -> BWMIAppSettings? in
-            cache.invalidate(key)
-            return read
-        } == read)
-        #expect(cache.count == 0)
-        #expect(try cache.settings(key) { (_: AppKey) throws(StoreError) -> BWMIAppSettings? in read } == read)
-        #expect(try cache.settings(key) { (_: AppKey) throws(StoreError) -> BWMIAppSettings? in
-            Issue.record("read although cached")
-            return nil
-        } == read)
-        #expect(cache.count == 1)
-    }
-
     @Test("rotating the secret changes only that app's secret; an unknown key changes nothing")
     func rotate() async throws {
         try await withApps { store, first, second async throws in
