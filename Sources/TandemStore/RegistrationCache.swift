@@ -18,7 +18,17 @@ import TandemCore
 final class RegistrationCache: Sendable {
     private struct State {
         var entries: [DeviceID: DeviceRegistration] = [:]
+        /// BWMI devices by app and push token (``Store/bwmiDevice(app:token:)``), and the key of each by DeviceID
+        /// so that invalidating a device forgets it under its token too.
+        var bwmi: [BWMITokenKey: BWMIDevice] = [:]
+        var bwmiKeys: [DeviceID: BWMITokenKey] = [:]
         var generation: UInt64 = 0
+    }
+
+    /// A BWMI device's lookup key: its app and its push token.
+    struct BWMITokenKey: Hashable, Sendable {
+        let app: AppKey
+        let token: PushToken
     }
 
     let capacity: Int
@@ -48,11 +58,40 @@ final class RegistrationCache: Sendable {
         return loaded
     }
 
+    /// The cached BWMI device of `app` with `token`, or what `load` reads (cached, like a registration, if
+    /// nothing was invalidated meanwhile; an unknown token is not cached). The same invalidations apply: the
+    /// device's own (``invalidate(_:)``) or every one (``invalidateAll()``).
+    func bwmiDevice(app: AppKey, token: PushToken, load: () throws(StoreError) -> BWMIDevice?) throws(StoreError) -> BWMIDevice? {
+        let key = BWMITokenKey(app: app, token: token)
+        let generation: UInt64
+        do {
+            let (cached, current) = state.withLock { ($0.bwmi[key], $0.generation) }
+            if let cached { return cached }
+            generation = current
+        }
+        let read = try load()
+        guard let loaded = read, capacity > 0 else { return read }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.bwmi.count >= capacity, state.bwmi[key] == nil, let evicted = state.bwmi.first {
+                state.bwmi[evicted.key] = nil
+                state.bwmiKeys[evicted.value.deviceID] = nil
+            }
+            if let previous = state.bwmiKeys[loaded.deviceID], previous != key { state.bwmi[previous] = nil }
+            state.bwmi[key] = loaded
+            state.bwmiKeys[loaded.deviceID] = key
+        }
+        return loaded
+    }
+
     /// Forgets `devices`, after a commit that changed them.
     func invalidate(_ devices: some Sequence<DeviceID>) {
         state.withLock { state in
             state.generation &+= 1
-            for device in devices { state.entries[device] = nil }
+            for device in devices {
+                state.entries[device] = nil
+                if let key = state.bwmiKeys.removeValue(forKey: device) { state.bwmi[key] = nil }
+            }
         }
     }
 
@@ -61,8 +100,11 @@ final class RegistrationCache: Sendable {
         state.withLock { state in
             state.generation &+= 1
             state.entries.removeAll()
+            state.bwmi.removeAll()
+            state.bwmiKeys.removeAll()
         }
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+    var bwmiCount: Int { state.withLock { $0.bwmi.count } }
 }

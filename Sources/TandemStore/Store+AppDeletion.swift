@@ -16,13 +16,15 @@ public enum AppDeletion: Sendable, Hashable {
 /// An app can be deleted only while no message names it: messages, their deliveries and their events refer
 /// to the app's row and are kept as history, so such an app stays (rotate its secret to lock its SDKs out,
 /// or disable its account). Deletion removes, in one transaction, the app's device registrations (cospace
-/// tokens and myMSP recipients included), its cospace users, its myMSP user with its groups and events, its SMS
-/// prefix blocks and the app itself; nothing else refers to an app. Event posts already queued in the outbox stay.
-/// Not guaranteed: that a running server forgets the app's registrations at once — it keeps recently used
-/// ones in memory, and requests signed for the deleted app then fail (its key is unknown).
+/// tokens, myMSP recipients and BWMI devices included), its cospace users, its myMSP user with its groups and
+/// events, its BWMI settings, its SMS prefix blocks and the app itself; nothing else refers to an app. Event posts
+/// already queued in the outbox stay. Once committed, the registration cache is cleared; requests signed for the
+/// deleted app then fail (its key is unknown).
 extension Store {
     public func deleteApp(key: AppKey) async throws(StoreError) -> AppDeletion {
-        try await write { (db: Connection) throws(StoreError) -> AppDeletion in
+        // Its registrations (deleted with it) are forgotten once committed (or failed).
+        defer { registrations.invalidateAll() }
+        return try await write { (db: Connection) throws(StoreError) -> AppDeletion in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(key.text)], as: Int64.self) else {
                 return .notFound
             }
@@ -30,6 +32,8 @@ extension Store {
             guard messages == 0 else { return .inUse(messages: messages) }
             try db.run("DELETE FROM sms_prefix_blocks WHERE app_id = ?", [.integer(appID)])
             try Self.deleteMyMSPUser(app: appID, on: db)
+            try db.run("DELETE FROM bwmi_devices WHERE app_id = ?", [.integer(appID)])  // before their registrations
+            try db.run("DELETE FROM bwmi_apps WHERE app_id = ?", [.integer(appID)])
             let registrations = try db.run("DELETE FROM registrations WHERE app_id = ?", [.integer(appID)])
             try db.run("DELETE FROM app_users WHERE app_id = ?", [.integer(appID)])  // after their tokens (registrations)
             try db.run("DELETE FROM apps WHERE id = ?", [.integer(appID)])

@@ -82,9 +82,12 @@ extension Store: BWMIRegistry {
         return true
     }
 
+    /// From the registration cache when it holds it (see `RegistrationCache`), else read.
     public func bwmiDevice(app: AppKey, token: PushToken) throws(StoreError) -> BWMIDevice? {
-        try read { (db: Connection) throws(StoreError) -> BWMIDevice? in
-            try Self.bwmiDevices(app: app, condition: "r.push_token = ?", [.text(token.text)], on: db).first
+        try registrations.bwmiDevice(app: app, token: token) { () throws(StoreError) -> BWMIDevice? in
+            try read { (db: Connection) throws(StoreError) -> BWMIDevice? in
+                try Self.bwmiDevices(app: app, condition: "r.push_token = ?", [.text(token.text)], on: db).first
+            }
         }
     }
 

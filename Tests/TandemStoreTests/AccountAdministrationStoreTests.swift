@@ -73,4 +73,22 @@ struct AccountAdministrationStoreTests {
             #expect(try await store.deleteApp(key: unused.key) == .notFound)
         }
     }
+
+    @Test("an app with BWMI settings and devices is deleted with them (they refer to the app and its registrations)")
+    func deleteBWMIApp() async throws {
+        try await withAccount { store, _, _, unused async throws in
+            #expect(try await store.setBWMISettings(app: unused.key, BWMIAppSettings(trustPhones: true, staticKey: "k")))
+            _ = try await store.registerBWMIDevice(app: unused.key, platform: .iOS, token: try #require(PushToken("tok-1")),
+                                                   phone: MSISDN("+31612345678"), email: "a@example.com", at: Timestamp(milliseconds: 0))
+            #expect(try store.bwmiDevice(app: unused.key, token: try #require(PushToken("tok-1"))) != nil)
+            #expect(try await store.deleteApp(key: unused.key) == .deleted(registrations: 1))
+            let left = try store.read { db throws(StoreError) in
+                try ["bwmi_apps", "bwmi_devices", "registrations"].map { table throws(StoreError) in
+                    try db.scalar("SELECT count(*) FROM \(table)", as: Int64.self) ?? -1
+                }
+            }
+            #expect(left == [0, 0, 0])
+            #expect(try store.bwmiDevice(app: unused.key, token: try #require(PushToken("tok-1"))) == nil, "not served from the cache")
+        }
+    }
 }

@@ -97,4 +97,40 @@ struct RegistrationCacheTests {
             await store.close()
         }
     }
+
+    @Test("BWMI devices by token: read once, then from memory; forgotten with their device or all; unknown tokens not kept")
+    func bwmiDevices() throws {
+        let (d1, d2) = (try Fixture.device(1), try Fixture.device(2))
+        let (t1, t2) = (try #require(PushToken("token-one")), try #require(PushToken("token-two")))
+        let cache = RegistrationCache(capacity: 10)
+        let loads = Mutex(0)
+        func device(_ id: DeviceID, _ token: PushToken) -> BWMIDevice {
+            BWMIDevice(deviceID: id, app: Fixture.appKey, platform: .iOS, token: token, phone: nil, email: nil, active: true)
+        }
+        func load(_ found: BWMIDevice?) -> () throws(StoreError) -> BWMIDevice? {
+            { () throws(StoreError) -> BWMIDevice? in
+                loads.withLock { $0 += 1 }
+                return found
+            }
+        }
+        for _ in 0..<3 { #expect(try cache.bwmiDevice(app: Fixture.appKey, token: t1, load: load(device(d1, t1))) == device(d1, t1)) }
+        for _ in 0..<2 { #expect(try cache.bwmiDevice(app: Fixture.appKey, token: t2, load: load(nil)) == nil) }
+        #expect(loads.withLock { $0 } == 3)
+        #expect(cache.bwmiCount == 1)
+        // Another device's invalidation leaves it; its own forgets it.
+        cache.invalidate([d2])
+        #expect(cache.bwmiCount == 1)
+        cache.invalidate([d1])
+        #expect(cache.bwmiCount == 0)
+        // An invalidation that overtakes the read: returned, not kept.
+        #expect(try cache.bwmiDevice(app: Fixture.appKey, token: t1, load: { () throws(StoreError) -> BWMIDevice? in
+            cache.invalidate([])
+            return device(d1, t1)
+        }) == device(d1, t1))
+        #expect(cache.bwmiCount == 0)
+        _ = try cache.bwmiDevice(app: Fixture.appKey, token: t1, load: load(device(d1, t1)))
+        #expect(cache.bwmiCount == 1)
+        cache.invalidateAll()
+        #expect(cache.bwmiCount == 0)
+    }
 }
