@@ -8,7 +8,7 @@
 # Usage: scripts/bench-bwmi.sh path/to/tandem WORKDIR HEALTHZ_RPS [NOTIFICATIONS]
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
-bin="$1"; work="$2"; healthz="$3"; notifications="${4:-40000}"; connections="${CONNECTIONS:-64}"
+bin="$1"; work="$2"; healthz="$3"; notifications="${4:-120000}"; connections="${CONNECTIONS:-64}"
 devices=1000
 db="$work/bwmi.sqlite"
 cat > "$work/bwmi.json" <<JSON
