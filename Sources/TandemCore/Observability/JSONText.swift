@@ -2,28 +2,16 @@
 /// needless weight. Escapes `"`, `\` and every control character; leaves other Unicode as UTF-8.
 public enum JSONText {
     public static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+            out += "\""
             out += text  // nothing to escape: the common case, copied whole
-        } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
+            out += "\""
+            return
         }
-        out += "\""
+        // Escaping is the byte writer's (one set of rules); the escaped bytes are UTF-8 by construction.
+        var bytes: [UInt8] = []
+        appendString(text, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 
     /// The same literal appended as UTF-8 bytes, for bodies built as bytes (no `String` in between). UTF-8's
