@@ -24,9 +24,11 @@ let package = Package(
         // Pure domain: types, policies, configuration, routing, lifecycle. No C, no I/O.
         .target(name: "TandemCore"),
         .target(name: "TandemEngine", dependencies: ["TandemCore"]),
-        .target(name: "TandemStore", dependencies: ["TandemCore", "CSQLite"]),
+        // What every store backend shares: its worker threads and the lock they wait on (package access only).
+        .target(name: "TandemStoreSupport"),
+        .target(name: "TandemStore", dependencies: ["TandemCore", "TandemStoreSupport", "CSQLite"]),
         // The same ports on PostgreSQL, through libpq.
-        .target(name: "TandemPostgres", dependencies: ["TandemCore", "CLibPQ"]),
+        .target(name: "TandemPostgres", dependencies: ["TandemCore", "TandemStoreSupport", "CLibPQ"]),
         .target(name: "TandemHTTP", dependencies: ["CMicroHTTPD"]),
         // libcrypto's digests, MACs and random bytes for the API adapters and the providers.
         .target(name: "TandemCrypto", dependencies: ["CCrypto"]),
@@ -45,7 +47,7 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
-        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore"]),
+        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite", "TandemProviders"]),

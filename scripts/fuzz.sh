@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 out=.build/fuzz
 opt="${FUZZ_OPT:--O}"
 swiftc="${SWIFTC:-swiftc}"
-common=(-swift-version 6 -parse-as-library -sanitize=fuzzer,address "$opt" -g -enable-testing)
+common=(-swift-version 6 -package-name Tandem -parse-as-library -sanitize=fuzzer,address "$opt" -g -enable-testing)
 
 # Module → the modules it imports; C modules come from Sources/<C module> via -I.
 declare -A deps=(
@@ -32,7 +32,8 @@ declare -A deps=(
   [TandemCrypto]=""
   [TandemHTTP]=""
   [TandemEngine]="TandemCore"
-  [TandemStore]="TandemCore"
+  [TandemStoreSupport]=""
+  [TandemStore]="TandemCore TandemStoreSupport"
   [TandemAPI]="TandemCore TandemCrypto TandemHTTP TandemEngine"
   [TandemProviders]="TandemCore TandemCrypto"
 )
@@ -43,7 +44,7 @@ declare -A cdeps=(
   [TandemAPI]="CCrypto:libcrypto CMicroHTTPD:libmicrohttpd"
   [TandemProviders]="CCrypto:libcrypto CCurl:libcurl"
 )
-order=(TandemCore TandemCrypto TandemHTTP TandemEngine TandemStore TandemAPI TandemProviders)
+order=(TandemCore TandemCrypto TandemHTTP TandemEngine TandemStoreSupport TandemStore TandemAPI TandemProviders)
 
 # Harness → the last modules it needs (their dependencies come along); -max_len for its inputs.
 declare -A harness_module=(

@@ -1,4 +1,5 @@
 import Foundation
+import TandemStoreSupport
 
 /// Copies the write-ahead log back into the database file on its own thread and connection, so the
 /// group-commit writer does not stop committing to do it (internal; started by ``Store/open(_:migrations:)``).

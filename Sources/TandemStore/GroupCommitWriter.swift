@@ -1,4 +1,6 @@
 import Foundation
+import TandemCore
+import TandemStoreSupport
 
 /// Serializes all writes through one connection on one dedicated OS thread and commits them in
 /// groups (internal; used through ``Store/write(_:)``).

@@ -1,3 +1,4 @@
+import TandemStoreSupport
 /// A fixed set of read-only connections, lent out one caller at a time (internal).
 ///
 /// ``read(_:)`` checks a connection out under the lock, blocking the calling thread while all are

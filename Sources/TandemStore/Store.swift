@@ -1,4 +1,5 @@
 import Foundation
+import TandemCore
 
 /// Tandem's embedded database: one group-commit writer plus a pool of readers on a WAL file.
 ///

@@ -1,4 +1,4 @@
-/// Counters of the group-commit writer, snapshotted under its lock.
+/// Counters of a store's group-commit writer (any backend), snapshotted under its lock.
 ///
 /// Counters only grow (except ``queued``). Not guaranteed: a consistent view with anything
 /// outside the writer (a snapshot may be taken between a COMMIT and the resumption of its callers —

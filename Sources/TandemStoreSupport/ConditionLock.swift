@@ -1,20 +1,21 @@
 import Foundation
 
-/// A value protected by a lock, plus a condition variable to wait for changes to it (internal).
+/// A value protected by a lock, plus a condition variable to wait for changes to it (shared by the store
+/// backends' worker threads; package access).
 ///
 /// `@unchecked Sendable` invariant: `state` is only read or written between `condition.lock()`
 /// and `condition.unlock()` (every accessor below), never across a `wait` (predicates are
 /// re-evaluated after each wake-up). Callers must only put Sendable values in and out.
 /// Waiting blocks the calling OS thread — use from dedicated threads or for short critical sections.
-final class ConditionLock<State>: @unchecked Sendable {
+package final class ConditionLock<State>: @unchecked Sendable {
     private let condition = NSCondition()
     private var state: State
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
     }
 
-    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         condition.lock()
         defer { condition.unlock() }
         return try body(&state)
@@ -22,7 +23,7 @@ final class ConditionLock<State>: @unchecked Sendable {
 
     /// Locks, waits (releasing the lock while asleep) until `predicate` holds, then runs `body`
     /// under the lock. No timeout: someone must change the state and ``signal()``.
-    func withLock<R>(waitingUntil predicate: (State) -> Bool, _ body: (inout State) -> R) -> R {
+    package func withLock<R>(waitingUntil predicate: (State) -> Bool, _ body: (inout State) -> R) -> R {
         condition.lock()
         defer { condition.unlock() }
         while !predicate(state) {
@@ -32,12 +33,12 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Wakes one waiter (cheap when nobody waits).
-    func signal() {
+    package func signal() {
         condition.signal()
     }
 
     /// Wakes all waiters.
-    func broadcast() {
+    package func broadcast() {
         condition.broadcast()
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The state a dedicated worker thread (the group-commit writer, the checkpointer) shares with those who
-/// stop it: a request to stop, the fact that it has, and who waits for that (internal).
-protocol ThreadStopping {
+/// The state a dedicated worker thread (a store's group-commit writer, SQLite's checkpointer) shares with those
+/// who stop it: a request to stop, the fact that it has, and who waits for that (package access).
+package protocol ThreadStopping {
     var closing: Bool { get set }
     var stopped: Bool { get set }
     var closeWaiters: [CheckedContinuation<Void, Never>] { get set }
@@ -10,13 +10,13 @@ protocol ThreadStopping {
 
 extension ConditionLock where State: ThreadStopping {
     /// Asks the thread to stop, without waiting for it.
-    func requestStop() {
+    package func requestStop() {
         withLock { state in state.closing = true }
         signal()
     }
 
     /// Asks the thread to stop and returns once it has (at once if it already had). Idempotent.
-    func stop() async {
+    package func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopped = withLock { state in
                 state.closing = true
@@ -33,7 +33,7 @@ extension ConditionLock where State: ThreadStopping {
     }
 
     /// Called by the thread as its last act: wakes everyone waiting in ``stop()``.
-    func markStopped() {
+    package func markStopped() {
         let waiters = withLock { state in
             state.stopped = true
             defer { state.closeWaiters.removeAll() }
@@ -46,7 +46,7 @@ extension ConditionLock where State: ThreadStopping {
 /// Starts `body` on an OS thread of its own (1 MiB stack), outside Swift's cooperative pool: for loops that
 /// block on a lock or on SQLite. `name` is what `top -H`, `perf` and `/proc/PID/task/*/comm` show: at most
 /// 15 bytes, the kernel's limit (a longer name is refused, and the thread keeps its creator's).
-func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+package func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     precondition(name.utf8.count <= 15, "thread names are at most 15 bytes")
     let thread = Thread {
         // Named from inside: Foundation applies a name set before `start()` to the Thread object only.
