@@ -7,7 +7,11 @@ import Glibc
 /// Not thread-safe: one thread uses a connection at a time (libpq's own rule). Lifetime: ``close()`` is
 /// explicit and idempotent; `deinit` closes too.
 public final class PGConnection {
-    private var handle: OpaquePointer?
+    var handle: OpaquePointer?
+    /// Statements prepared on this connection (``pipeline(_:deadline:)``): SQL text → statement name.
+    var prepared: [String: String] = [:]
+    /// Names handed out so far (a name is never reused, even after its statement failed to prepare).
+    var preparedNames = 0
 
     /// Connects with a libpq connection string (`host=… port=… user=… dbname=…`) or URI
     /// (`postgres://user@host:port/db`).
@@ -18,6 +22,9 @@ public final class PGConnection {
             PQfinish(connection)
             throw .connection(message)
         }
+        // Pipelines are sent and read without blocking on a full socket buffer (``pipeline(_:deadline:)``);
+        // libpq's synchronous calls (`PQexecParams`) ignore this and still block, as ``execute(_:_:)`` expects.
+        PQsetnonblocking(connection, 1)
         handle = connection
     }
 
@@ -27,6 +34,12 @@ public final class PGConnection {
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        prepared = [:]
+    }
+
+    /// False once the connection is closed or libpq has seen it fail: the owner opens a new one.
+    public var isUsable: Bool {
+        handle.map { PQstatus($0) == CONNECTION_OK } ?? false
     }
 
     /// The server's version number (e.g. 150018 for 15.18).
@@ -47,10 +60,7 @@ public final class PGConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
             return PGResult(result)
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR:
-            if PQstatus(handle) != CONNECTION_OK { throw .connection(Self.trimmed(PQerrorMessage(handle))) }
-            throw .server(sqlState: Self.field(result, tandem_pg_diag_sqlstate()) ?? "XX000",
-                          message: Self.field(result, tandem_pg_diag_message_primary()) ?? Self.trimmed(PQresultErrorMessage(result)),
-                          detail: Self.field(result, tandem_pg_diag_message_detail()))
+            throw Self.failure(result, on: handle)
         default:
             throw .client("unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))")
         }
@@ -69,11 +79,19 @@ public final class PGConnection {
         }
     }
 
-    private static func field(_ result: OpaquePointer, _ code: Int32) -> String? {
+    /// The error a failed result stands for: the server's refusal, or the connection's loss.
+    static func failure(_ result: OpaquePointer, on handle: OpaquePointer) -> PGError {
+        if PQstatus(handle) != CONNECTION_OK { return .connection(trimmed(PQerrorMessage(handle))) }
+        return .server(sqlState: field(result, tandem_pg_diag_sqlstate()) ?? "XX000",
+                       message: field(result, tandem_pg_diag_message_primary()) ?? trimmed(PQresultErrorMessage(result)),
+                       detail: field(result, tandem_pg_diag_message_detail()))
+    }
+
+    static func field(_ result: OpaquePointer, _ code: Int32) -> String? {
         PQresultErrorField(result, code).map { String(cString: $0) }
     }
 
-    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+    static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "" }
         var text = String(cString: message)
         while text.last?.isNewline == true || text.last == " " { text.removeLast() }
@@ -81,7 +99,7 @@ public final class PGConnection {
     }
 
     /// `parameters` as C strings (NULL for nil) for the length of `body`.
-    private static func withCStrings<R>(_ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    static func withCStrings<R>(_ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
@@ -105,6 +123,15 @@ public struct PGResult: Sendable, Hashable {
         }
         changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
     }
+
+    private init(columns: [String], rows: [[String?]], changedRows: Int) {
+        self.columns = columns
+        self.rows = rows
+        self.changedRows = changedRows
+    }
+
+    /// No columns, no rows.
+    static let empty = PGResult(columns: [], rows: [], changedRows: 0)
 
     /// The first column of the first row.
     public var scalar: String? { rows.first?.first ?? nil }
