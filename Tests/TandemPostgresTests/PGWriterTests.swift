@@ -219,3 +219,43 @@ private final class ResultBox: @unchecked Sendable {
         }
     }
 }
+
+@Suite("PostgreSQL reader pool")
+struct PGReaderPoolTests {
+    @Test("reads run on several connections at once, survive a lost connection, and fail at once without a server")
+    func readers() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let name = "r_" + UUID().uuidString.prefix(8).lowercased()
+        try await cluster.createDatabase(name)
+        let conninfo = cluster.conninfo(name)
+        let admin = try PGConnection(conninfo)
+        let pool = PGReaderPool(size: 4) { () throws(PGError) in try PGConnection(conninfo + " application_name=reader") }
+        let pids = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await pool.read { db throws(PGError) in
+                        try db.execute("SELECT pg_backend_pid()::text FROM pg_sleep(0.2)").scalar ?? ""
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(pids.count >= 2 && pids.count <= 4)
+        // Every reader's backend ended: the next reads reconnect on their own.
+        #expect(try admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'reader'")
+            .scalar == String(pids.count))
+        for _ in 0..<8 {
+            #expect(try await pool.read { db throws(PGError) in try db.execute("SELECT 41 + 1").scalar } == "42")
+        }
+        // A statement the server refuses is the caller's error, not retried.
+        await #expect(throws: PGError.self) { try await pool.read { db throws(PGError) in try db.execute("SELECT * FROM nothing_here") } }
+        await pool.close()
+        await #expect(throws: PGError.notApplied("the store is closed")) { try await pool.read { _ throws(PGError) in 1 } }
+
+        let unreachable = PGReaderPool(size: 1) { () throws(PGError) in
+            try PGConnection("host=\(cluster.directory) port=1 user=tandem dbname=postgres connect_timeout=2")
+        }
+        await #expect(throws: PGError.self) { try await unreachable.read { _ throws(PGError) in 1 } }
+        await unreachable.close()
+    }
+}
