@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
-        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport"]),
+        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport", "TandemStore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite", "TandemProviders"]),

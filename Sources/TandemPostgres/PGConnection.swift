@@ -66,6 +66,19 @@ public final class PGConnection {
         }
     }
 
+    /// Runs `sql` — several statements separated by `;`, no parameters — as one simple query (libpq's
+    /// `PQexec`): for schema scripts. Outside a transaction the statements run as one implicit transaction.
+    public func executeScript(_ sql: String) throws(PGError) {
+        guard let handle else { throw .connection("the connection is closed") }
+        guard let result = PQexec(handle, sql) else { throw .client(Self.trimmed(PQerrorMessage(handle))) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR: throw Self.failure(result, on: handle)
+        default: throw .client("unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))")
+        }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T>(_ body: () throws(PGError) -> T) throws(PGError) -> T {
         try execute("BEGIN")

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import TandemStore
+@testable import TandemPostgres
+
+@Suite("PostgreSQL schema")
+struct PGSchemaTests {
+    private func database() async throws -> PGConnection {
+        let cluster = try await PostgresCluster.shared()
+        let name = "s_" + UUID().uuidString.prefix(8).lowercased()
+        try await cluster.createDatabase(name)
+        return try PGConnection(cluster.conninfo(name))
+    }
+
+    /// Table → columns of a fresh SQLite database, through every migration.
+    private func sqliteTables() throws -> [String: Set<String>] {
+        let path = NSTemporaryDirectory() + "schema-" + UUID().uuidString + ".sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let db = try Connection(path: path)
+        try db.migrate(TandemSchema.migrations)
+        var tables: [String: Set<String>] = [:]
+        for row in try db.query("""
+            SELECT m.name AS tbl, p.name AS col FROM sqlite_schema m, pragma_table_info(m.name) p
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+            """) {
+            tables[try row.get("tbl", as: String.self), default: []].insert(try row.get("col", as: String.self))
+        }
+        db.close()
+        return tables
+    }
+
+    @Test("every table and column of a fresh SQLite database, and nothing else, exists on PostgreSQL")
+    func sideBySide() async throws {
+        let db = try await database()
+        #expect(try PGSchema.migrate(db) == [1])
+        var tables: [String: Set<String>] = [:]
+        for row in try db.execute("""
+            SELECT table_name, column_name FROM information_schema.columns
+            WHERE table_schema = 'public' AND table_name <> 'tandem_schema'
+            """).rows {
+            tables[row[0]!, default: []].insert(row[1]!)
+        }
+        let sqlite = try sqliteTables()
+        #expect(Set(tables.keys) == Set(sqlite.keys))
+        for (table, columns) in sqlite {
+            #expect(tables[table] == columns, "columns of \(table)")
+        }
+    }
+
+    @Test("migrating twice applies nothing; a newer schema is refused; the triggers do what SQLite's do")
+    func versionsAndTriggers() async throws {
+        let db = try await database()
+        #expect(try PGSchema.migrate(db) == [1])
+        #expect(try PGSchema.migrate(db) == [])
+        // The append-only event log and the myMSP triggers.
+        try db.execute("INSERT INTO accounts (name, product_token, created_at) VALUES ('a', 't', 1)")
+        try db.execute("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'p', 'k', 's', 1)")
+        try db.execute("INSERT INTO messages (message_id, account_id, sender, body, created_at) VALUES ('m', 1, 's', 'b', 1)")
+        try db.execute("INSERT INTO deliveries (message_id, msisdn, state, status, created_at, updated_at) VALUES (1, '+31', 'x', 'y', 1, 1)")
+        try db.execute("INSERT INTO delivery_events (delivery_id, at, kind) VALUES (1, 1, 'k')")
+        #expect(throws: PGError.self) { try db.execute("UPDATE delivery_events SET kind = 'changed'") }
+        try db.execute("""
+            INSERT INTO mymsp_users (app_id, name, password_salt, password_hash, event_url, created_at, updated_at)
+            VALUES (1, 'u', 's', 'h', 'http://127.0.0.1:1/events', 1, 1)
+            """)
+        try db.execute("""
+            INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
+            VALUES ('d', 1, 'Android', 'tok', 'PinVerified', 'mymsp', 1, 1)
+            """)
+        #expect(try db.execute("INSERT INTO mymsp_recipients (user_id, registration_id, spid, created_at, updated_at) VALUES (1, 1, 'fcm', 1, 1) RETURNING recipient_id").scalar == "2000001")
+        try db.execute("UPDATE registrations SET status = 'Invalid', updated_at = 5 WHERE id = 1")
+        #expect(try db.execute("SELECT active FROM mymsp_recipients").scalar == "f")
+        #expect(try db.execute("SELECT msgno, action, subject FROM mymsp_events").rows == [["1", "ACTION_UNSUB_ALL", "unsub [2000001]"]])
+        let payload = try db.execute("SELECT payload FROM outbox WHERE kind = 'mymspEvent'").scalar ?? ""
+        let event = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+        #expect(event?["msgNo"] as? Int == 1 && event?["initialId"] as? String == "ACTION_UNSUB_ALL" && event?["creatorName"] as? String == "u")
+
+        try db.execute("INSERT INTO tandem_schema (version) VALUES ($1)", [String(PGSchema.newestVersion + 1)])
+        #expect(throws: PGError.notApplied("the database's schema version \(PGSchema.newestVersion + 1) is newer than this build supports (\(PGSchema.newestVersion))")) {
+            try PGSchema.migrate(db)
+        }
+    }
+}
