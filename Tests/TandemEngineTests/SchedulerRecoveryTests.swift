@@ -22,7 +22,7 @@ struct SchedulerRecoveryTests {
         let (store, keys) = try await Self.crashedStore()
         let second = H(store: store)
         second.clock.advance(to: SchedulerTests.at(10))
-        await store.pages.limit(to: 1)  // the first page (one delivery) loads; the next two wait
+        await store.pages.hold(after: keys[0])  // the first page (one delivery) loads; the next two wait
         try await second.scheduler.beginRecovery()
         let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
         #expect(await eventually { await store.pages.waitingCount == 2 })  // read after the first was installed
@@ -37,7 +37,7 @@ struct SchedulerRecoveryTests {
         #expect(await eventually { await second.scheduler.held.count == 1 })
         #expect(await second.scheduler.isRecovering)
 
-        await store.pages.allow(10)
+        await store.pages.release()
         let report = try await loading.value
         #expect(try await read.value == .applied)
         #expect(report.deliveries == 3)
@@ -58,13 +58,13 @@ struct SchedulerRecoveryTests {
         let (store, keys) = try await Self.crashedStore()
         let second = H(store: store)
         second.clock.advance(to: SchedulerTests.at(31))  // every 30 s window has passed
-        await store.pages.limit(to: 1)
+        await store.pages.hold(after: keys[0])
         try await second.scheduler.beginRecovery()
         let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
         #expect(await eventually { await store.pages.waitingCount == 2 })
         try await second.advance(to: 31)
         #expect(second.sms.sent.map(\.key) == [keys[0]])  // only the loaded one
-        await store.pages.allow(10)
+        await store.pages.release()
         _ = try await loading.value
         try await second.advance(to: 31)
         #expect(second.sms.sent.map(\.key).sorted() == keys)
@@ -76,12 +76,12 @@ struct SchedulerRecoveryTests {
         let first = H(store: store)
         let otp = try await first.start(.otp)
         let second = H(store: store)
-        await store.pages.limit(to: 0)
+        await store.pages.hold(after: nil)
         try await second.scheduler.beginRecovery()
         let loading = Task { try await second.scheduler.loadRecovered(pageKeys: 1) }
         let request = Task { try await second.scheduler.requestManualFallback(for: otp) }
         #expect(await eventually { await second.scheduler.loadWaiters.count == 1 })
-        await store.pages.allow(10)
+        await store.pages.release()
         _ = try await loading.value
         #expect(try await request.value == .available)  // not `.alreadyFinal`, as a delivery missing from memory would be
         await second.dispatcher.waitUntilIdle()

@@ -121,7 +121,7 @@ final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery] {
-        await pages.pass()
+        await pages.pass(keys)
         return state.withLock { state in
             state.rows.filter { !$0.value.delivery.isFinal && keys.contains($0.key) }.sorted { $0.key < $1.key }.map {
                 StoredDelivery(key: $0.key, recipient: $0.value.recipient, content: $0.value.content, delivery: $0.value.delivery)
@@ -142,32 +142,30 @@ extension Array {
 }
 
 
-/// Lets a limited number of callers through, then makes the rest wait until more are allowed (unlimited by default).
+/// Holds page reads back by key, so that a test decides which pages load — whatever order the reads' tasks run in
+/// (a count of callers let through depended on that order, which the cooperative pool does not fix under load).
 actor PageTurnstile {
-    private var allowed: Int?
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// nil: every page passes (the default). Else pages whose first key is at or below `.some(key)` pass, and
+    /// `.some(nil)`: none does.
+    private var passing: DeliveryKey?? = nil
+    private var waiting: [(first: DeliveryKey, continuation: CheckedContinuation<Void, Never>)] = []
 
-    /// From now on, `count` callers pass; later ones wait.
-    func limit(to count: Int) { allowed = count }
+    /// From now on only pages starting at or below `key` pass (nil: none); the rest wait for ``release()``.
+    func hold(after key: DeliveryKey?) { passing = .some(key) }
 
-    /// `count` more callers may pass (waiting ones first).
-    func allow(_ count: Int) {
-        allowed = (allowed ?? 0) + count
-        while let remaining = allowed, remaining > 0, !waiting.isEmpty {
-            allowed = remaining - 1
-            waiting.removeFirst().resume()
-        }
+    /// Every page passes from now on; the waiting ones go first.
+    func release() {
+        passing = nil
+        for waiter in waiting { waiter.continuation.resume() }
+        waiting.removeAll()
     }
 
-    /// Callers currently waiting.
+    /// Page reads currently waiting.
     var waitingCount: Int { waiting.count }
 
-    func pass() async {
-        guard let remaining = allowed else { return }
-        if remaining > 0 {
-            allowed = remaining - 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
+    func pass(_ keys: ClosedRange<DeliveryKey>) async {
+        guard case .some(let limit) = passing else { return }
+        if let limit, keys.lowerBound <= limit { return }
+        await withCheckedContinuation { waiting.append((keys.lowerBound, $0)) }
     }
 }
