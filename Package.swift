@@ -24,8 +24,9 @@ let package = Package(
         // Pure domain: types, policies, configuration, routing, lifecycle. No C, no I/O.
         .target(name: "TandemCore"),
         .target(name: "TandemEngine", dependencies: ["TandemCore"]),
-        // What every store backend shares: its worker threads and the lock they wait on (package access only).
-        .target(name: "TandemStoreSupport"),
+        // What every store backend shares (package access only): its worker threads and the lock they wait on, the
+        // delivery snapshot's writer and reader, the policy catalog.
+        .target(name: "TandemStoreSupport", dependencies: ["TandemCore"]),
         .target(name: "TandemStore", dependencies: ["TandemCore", "TandemStoreSupport", "CSQLite"]),
         // The same ports on PostgreSQL, through libpq.
         .target(name: "TandemPostgres", dependencies: ["TandemCore", "TandemStoreSupport", "CLibPQ"]),
@@ -46,7 +47,7 @@ let package = Package(
 
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
-        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore"]),
+        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore", "TandemStoreSupport"]),
         .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport", "TandemStore"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",

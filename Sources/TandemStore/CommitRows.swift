@@ -1,5 +1,6 @@
 import Synchronization
 import TandemCore
+import TandemStoreSupport
 
 /// What one commit writes for its deliveries, flattened on the caller's task: every snapshot one after another in
 /// one text, and the changed deliveries as rows (the columns to rewrite, event, report and provider-reference
@@ -45,7 +46,11 @@ final class CommitRows: @unchecked Sendable {
     /// Appends `delivery`'s snapshot; returns where it is.
     func appendSnapshot(of delivery: Delivery) throws(StoreError) -> Range<Int> {
         let start = text.count
-        try writer.write(delivery, to: &text, spelledOut: &spelledOut)
+        do {
+            try writer.write(delivery, to: &text, spelledOut: &spelledOut)
+        } catch {
+            throw .encoding(column: "snapshot", message: error.message)
+        }
         return start..<text.count
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// The statements of a ``SQLiteDeliveryStore`` write job. All run on the writer thread inside the
 /// job's savepoint; any throw rolls the whole job back (the writer's `ROLLBACK TO`).

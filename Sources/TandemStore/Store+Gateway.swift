@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// The gateway's reads (``SenderDirectory``, ``MessageLedger``) and the account settings it relies on.
 extension Store: SenderDirectory, MessageLedger {

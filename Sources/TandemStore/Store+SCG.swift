@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// The SCG messaging API's storage: bearer-token digests (``SCGTokenStore``), its own messages
 /// (``SCGMessageStore``: `messages.api = 'scg'`, not hidden) and apps' sender ids (``AppSenderIDStore``).

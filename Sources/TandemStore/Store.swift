@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// Tandem's embedded database: one group-commit writer plus a pool of readers on a WAL file.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import TandemCore
 import Testing
 @testable import TandemStore
+@testable import TandemStoreSupport
 
 @Suite("Policies stored once")
 struct PolicyCatalogTests {

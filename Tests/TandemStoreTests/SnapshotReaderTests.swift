@@ -2,6 +2,7 @@ import Foundation
 import TandemCore
 import Testing
 @testable import TandemStore
+@testable import TandemStoreSupport
 
 @Suite("Snapshot reader (recovery's fast path)")
 struct SnapshotReaderTests {

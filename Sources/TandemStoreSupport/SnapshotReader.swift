@@ -9,13 +9,13 @@ import TandemCore
 /// does not know, an escape it does not handle, a value out of range — makes it answer nil, and the caller decodes
 /// that snapshot with `JSONDecoder` as before; so it never decides differently from `Delivery.init(from:)`, only
 /// faster. Not a general JSON parser.
-struct SnapshotReader {
+package struct SnapshotReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private let policy: (Int64) -> Policy?
 
     /// Reads `snapshot`; nil when it is not in the fast path's shape (see above). `policy` resolves policy numbers.
-    static func read(_ snapshot: String, policy: @escaping (Int64) -> Policy?) -> Delivery? {
+    package static func read(_ snapshot: String, policy: @escaping (Int64) -> Policy?) -> Delivery? {
         var text = snapshot
         return text.withUTF8 { bytes in
             var reader = SnapshotReader(bytes: bytes, policy: policy)

@@ -13,7 +13,9 @@ import TandemCore
 ///
 /// Guarantee (tested): `catalog.decoder().decode(Delivery.self, from: write(d)) == d` for every delivery.
 /// Not guaranteed: the same text as `JSONEncoder` (key order, spacing), which nothing relies on.
-final class SnapshotWriter: Sendable {
+///
+/// Shared by the store backends (package access): SQLite and PostgreSQL store the same snapshot text.
+package final class SnapshotWriter: Sendable {
     private struct Cache {
         let encoder: JSONEncoder = {
             let encoder = JSONEncoder()
@@ -25,24 +27,24 @@ final class SnapshotWriter: Sendable {
     }
 
     /// A policy a snapshot spelled out, with its text (the `policies.body` to store).
-    struct SpelledOut: Sendable {
-        let policy: Policy
-        let body: [UInt8]
+    package struct SpelledOut: Sendable {
+        package let policy: Policy
+        package let body: [UInt8]
     }
 
-    static let cacheLimit = 1_024
+    package static let cacheLimit = 1_024
     private let cache = Mutex(Cache())
-    let catalog: PolicyCatalog
+    package let catalog: PolicyCatalog
 
-    init(catalog: PolicyCatalog = PolicyCatalog()) {
+    package init(catalog: PolicyCatalog = PolicyCatalog()) {
         self.catalog = catalog
     }
 
     /// Room reserved per delivery for its snapshot (a one-device push's is ~340 bytes, more with long push tokens).
-    static let typicalLength = 1_000
+    package static let typicalLength = 1_000
 
     /// `delivery`'s snapshot on its own.
-    func write(_ delivery: Delivery) throws(StoreError) -> String {
+    package func write(_ delivery: Delivery) throws(SnapshotEncodingError) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(Self.typicalLength)
         var spelledOut: [SpelledOut] = []
@@ -53,7 +55,7 @@ final class SnapshotWriter: Sendable {
     /// Appends `delivery`'s snapshot to `out` as UTF-8, in place: bytes, not a `String` (whose every append
     /// checks and updates its count and flags — about half this function's time when it appended to one).
     /// A policy without a number in the catalog is spelled out and added to `spelledOut` (once).
-    func write(_ delivery: Delivery, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
+    package func write(_ delivery: Delivery, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(SnapshotEncodingError) {
         out.append(literal: "{\"devices\":{")
         var first = true
         for (device, progress) in delivery.devices {
@@ -120,7 +122,7 @@ final class SnapshotWriter: Sendable {
     }
 
     /// The plan differs per delivery (its targets), so it is written by hand.
-    private func append(_ plan: PushPlan, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
+    private func append(_ plan: PushPlan, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(SnapshotEncodingError) {
         out.append(literal: ",\"plan\":{\"policy\":")
         try append(plan.policy, to: &out, spelledOut: &spelledOut)
         out.append(literal: ",\"smsAllowed\":")
@@ -148,7 +150,7 @@ final class SnapshotWriter: Sendable {
     }
 
     /// `policy`'s number when its row has committed, else its cached text (then noted in `spelledOut`).
-    private func append(_ policy: Policy, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(StoreError) {
+    private func append(_ policy: Policy, to out: inout [UInt8], spelledOut: inout [SpelledOut]) throws(SnapshotEncodingError) {
         if let number = catalog.number(of: policy) {
             out.append(contentsOf: String(number).utf8)
             return
@@ -160,23 +162,23 @@ final class SnapshotWriter: Sendable {
         }
     }
 
-    private func cached(_ policy: Policy) throws(StoreError) -> [UInt8] {
-        try cache.withLock { cache throws(StoreError) in try Self.lookUp(policy, in: &cache.policies, encoder: cache.encoder) }
+    private func cached(_ policy: Policy) throws(SnapshotEncodingError) -> [UInt8] {
+        try cache.withLock { cache throws(SnapshotEncodingError) in try Self.lookUp(policy, in: &cache.policies, encoder: cache.encoder) }
     }
 
-    private func cached(_ duration: Duration) throws(StoreError) -> [UInt8] {
-        try cache.withLock { cache throws(StoreError) in try Self.lookUp(duration, in: &cache.durations, encoder: cache.encoder) }
+    private func cached(_ duration: Duration) throws(SnapshotEncodingError) -> [UInt8] {
+        try cache.withLock { cache throws(SnapshotEncodingError) in try Self.lookUp(duration, in: &cache.durations, encoder: cache.encoder) }
     }
 
     /// The cached text for `value`, encoded and kept on a miss (the table starts over at `cacheLimit`).
     private static func lookUp<Value: Encodable & Hashable>(_ value: Value, in table: inout [Value: [UInt8]],
-                                                           encoder: JSONEncoder) throws(StoreError) -> [UInt8] {
+                                                           encoder: JSONEncoder) throws(SnapshotEncodingError) -> [UInt8] {
         if let text = table[value] { return text }
         let text: [UInt8]
         do {
             text = Array(try encoder.encode(value))
         } catch {
-            throw .encoding(column: "snapshot", message: "\(error)")
+            throw SnapshotEncodingError(message: "\(error)")
         }
         if table.count >= cacheLimit { table.removeAll() }
         table[value] = text
@@ -228,7 +230,14 @@ final class SnapshotWriter: Sendable {
 
 extension [UInt8] {
     /// Appends a literal's UTF-8 in one copy.
-    mutating func append(literal: StaticString) {
+    package mutating func append(literal: StaticString) {
         literal.withUTF8Buffer { append(contentsOf: $0) }
     }
+}
+
+/// A part of a snapshot (a policy, a duration) that `JSONEncoder` could not encode; each backend reports it in its
+/// own error type.
+package struct SnapshotEncodingError: Error, Sendable, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }
