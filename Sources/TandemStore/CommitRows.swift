@@ -118,3 +118,10 @@ final class CommitRows: @unchecked Sendable {
         }
     }
 }
+
+extension DeliveryColumns {
+    /// `delivery`'s columns, its snapshot appended to `rows`.
+    init(_ delivery: Delivery, into rows: CommitRows) throws(StoreError) {
+        self.init(delivery, snapshot: try rows.appendSnapshot(of: delivery))
+    }
+}

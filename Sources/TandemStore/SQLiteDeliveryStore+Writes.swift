@@ -265,16 +265,6 @@ extension SQLiteDeliveryStore {
     }
 }
 
-extension AllowedChannels {
-    /// `messages.allowed_channels`: NULL for all channels, else a JSON array of wire names, sorted.
-    var storedText: String? {
-        switch self {
-        case .all: nil
-        case .only(let channels):
-            "[" + channels.map(\.wireName).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        }
-    }
-}
 
 extension DeliveryColumns {
     /// Appends state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot, push_withdrawn
@@ -303,23 +293,21 @@ extension [SQLValue] {
 }
 
 extension SQLiteDeliveryStore {
-    /// A presentation as the `messages.presentation` column holds it: nil (NULL) when empty, else its JSON.
+    /// A presentation as the `messages.presentation` column holds it (``PresentationColumn``).
     static func presentationText(_ presentation: SharedPresentation) throws(StoreError) -> String? {
-        guard !presentation.isEmpty else { return nil }
         do {
-            return String(decoding: try JSONEncoder().encode(presentation.wrappedValue), as: UTF8.self)
+            return try PresentationColumn.text(presentation)
         } catch {
-            throw .encoding(column: "messages.presentation", message: "\(error)")
+            throw .encoding(column: "messages.presentation", message: error.message)
         }
     }
 
     /// The presentation a `messages.presentation` value holds.
     static func presentation(from text: String?) throws(StoreError) -> PushPresentation {
-        guard let text else { return PushPresentation() }
         do {
-            return try JSONDecoder().decode(PushPresentation.self, from: Data(text.utf8))
+            return try PresentationColumn.presentation(from: text)
         } catch {
-            throw .decoding(column: "messages.presentation", message: "\(error)")
+            throw .decoding(column: "messages.presentation", message: error.message)
         }
     }
 }

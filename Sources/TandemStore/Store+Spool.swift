@@ -111,19 +111,3 @@ extension SQLiteDeliveryStore {
         }
     }
 }
-
-extension AllowedChannels {
-    /// Reads back ``storedText``: NULL is every channel; nil for text that is not a stored channel list.
-    init?(storedText: String?) {
-        guard let storedText else { self = .all; return }
-        guard storedText.hasPrefix("["), storedText.hasSuffix("]") else { return nil }
-        var channels: Set<Channel> = []
-        let list = storedText.dropFirst().dropLast()
-        for name in list.split(separator: ",", omittingEmptySubsequences: false) where !list.isEmpty {
-            guard name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\""),
-                  let channel = Channel(rawValue: String(name.dropFirst().dropLast())) else { return nil }
-            channels.insert(channel)
-        }
-        self = .only(channels)
-    }
-}
