@@ -47,8 +47,11 @@ let package = Package(
 
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
-        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore", "TandemStoreSupport"]),
-        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport", "TandemStore"]),
+        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore", "TandemStoreSupport", "TandemTestSupport"]),
+        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport", "TandemStore",
+                                                               "TandemTestSupport"]),
+        // What every store backend must do, run against SQLite and PostgreSQL alike.
+        .testTarget(name: "TandemStoreContractTests", dependencies: ["TandemStore", "TandemPostgres", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
         .testTarget(name: "TandemAPITests", dependencies: ["TandemAPI", "TandemHTTP", "TandemCore", "TandemEngine", "TandemCrypto",
                                                           "TandemStore", "TandemTestSupport", "CSQLite", "TandemProviders"]),

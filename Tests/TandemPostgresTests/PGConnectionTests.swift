@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TandemTestSupport
 @testable import TandemPostgres
 
 @Suite("PostgreSQL connection (libpq)")

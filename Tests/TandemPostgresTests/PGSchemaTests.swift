@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TandemTestSupport
 import TandemStore
 @testable import TandemPostgres
 

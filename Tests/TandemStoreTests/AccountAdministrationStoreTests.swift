@@ -1,6 +1,7 @@
 import Foundation
 import TandemCore
 import Testing
+import TandemTestSupport
 @testable import TandemStore
 
 @Suite("Account administration and app deletion in the store")

@@ -2,61 +2,7 @@ import Foundation
 import TandemCore
 import Testing
 @testable import TandemStore
-
-/// Deliveries built by feeding real events to the core's state machine, plus SQL helpers for checking
-/// what the store wrote.
-enum Fixture {
-    static let t0 = Timestamp(milliseconds: 1_700_000_000_000)
-    static let critical = PolicySet.specDefaults.critical
-    static let otp = PolicySet.specDefaults.otp
-    static let webhookURL = "http://127.0.0.1:9/reports"
-    /// The app ``insertRegistrations(_:devices:)`` registers its devices with.
-    static let appKey = AppKey(GUID("aaaa0000-0000-4000-8000-0000000000a1")!)
-
-    /// A deterministic GUID: `n` in the last group.
-    static func guid(_ n: Int) throws -> GUID {
-        let hex = String(n, radix: 16)
-        return try #require(GUID("00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex))
-    }
-
-    static func device(_ n: Int) throws -> DeviceID { DeviceID(try guid(0x0D00_0000 + n)) }
-
-    static func msisdn(_ n: Int) throws -> MSISDN {
-        try #require(MSISDN("+316" + String(format: "%08d", n)))
-    }
-
-    static func content(_ n: Int, reference: String? = nil) throws -> MessageContent {
-        MessageContent(messageID: try guid(n), sender: "Tandem", body: "message \(n) — ünïcode ✓", reference: reference)
-    }
-
-    /// A new delivery after its routing event.
-    static func routed(
-        _ decision: RoutingDecision, msisdn: MSISDN, content: MessageContent, at: Timestamp = t0
-    ) -> NewDeliveryRecord {
-        var delivery = Delivery(smsValidity: .seconds(60))
-        let event = DeliveryEvent.routed(decision)
-        let actions = delivery.handle(event, now: at)
-        return NewDeliveryRecord(recipient: .msisdn(msisdn), content: content, delivery: delivery, event: event, at: at,
-                                 effects: PersistedEffects(actions: actions))
-    }
-
-    /// A new delivery pushed to `devices` (SMS fallback allowed) under `policy`.
-    static func pushed(
-        to devices: [DeviceID], policy: Policy = critical, msisdn: MSISDN, content: MessageContent, at: Timestamp = t0
-    ) throws -> NewDeliveryRecord {
-        let targets = try devices.map { device in
-            PushTarget(deviceID: device, platform: .iOS, token: try #require(PushToken("token-\(device.text)")))
-        }
-        return routed(.push(PushPlan(targets: targets, policy: policy, smsAllowed: true)), msisdn: msisdn,
-                      content: content, at: at)
-    }
-
-    /// Feeds `event` to `delivery` and returns the change to commit.
-    static func change(_ delivery: inout Delivery, key: DeliveryKey, _ event: DeliveryEvent, at: Timestamp) -> DeliveryChange {
-        let actions = delivery.handle(event, now: at)
-        return DeliveryChange(key: key, delivery: delivery, event: event, at: at, effects: PersistedEffects(actions: actions))
-    }
-}
+import TandemTestSupport
 
 /// Opens a store with Tandem's schema at `dir/tandem.sqlite`, with one account whose webhook is
 /// ``Fixture/webhookURL``. A test-only trigger files every message the scheduler writes without an

@@ -1,6 +1,7 @@
 import Synchronization
 import TandemCore
 import Testing
+import TandemTestSupport
 @testable import TandemStore
 
 @Suite("Registration cache")

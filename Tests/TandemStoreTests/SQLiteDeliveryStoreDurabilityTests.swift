@@ -1,6 +1,7 @@
 import Foundation
 import TandemCore
 import Testing
+import TandemTestSupport
 @testable import TandemStore
 
 @Suite("SQLite delivery store: atomicity, concurrency, reopening")

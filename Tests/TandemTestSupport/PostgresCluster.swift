@@ -6,11 +6,11 @@ import Synchronization
 /// and stopped — directory removed — when the process exits. Debian keeps the binaries in
 /// `/usr/lib/postgresql/<major>/bin`; PostgreSQL refuses to run as root, so as root they run as the
 /// `postgres` user the package creates (`runuser`), in a directory that user owns.
-final class PostgresCluster: Sendable {
+public final class PostgresCluster: Sendable {
     /// The shared cluster, started on first use — on a thread of its own (``offPool(_:)``): `initdb` and
     /// `pg_ctl start` take seconds, and a test blocking a thread of the cooperative pool (two on a two-core
     /// machine) starves every other test of the process meanwhile.
-    static func shared() async throws -> PostgresCluster {
+    public static func shared() async throws -> PostgresCluster {
         try await starting.value
     }
 
@@ -27,11 +27,11 @@ final class PostgresCluster: Sendable {
         started.withLock { $0?.stop(); $0 = nil }
     }
 
-    let directory: String
+    public let directory: String
     private let bin: String
 
     /// The libpq connection string of `database` (created on demand with ``createDatabase(_:)``).
-    func conninfo(_ database: String = "postgres") -> String {
+    public func conninfo(_ database: String = "postgres") -> String {
         "host=\(directory) port=5432 user=tandem dbname=\(database) connect_timeout=5"
     }
 
@@ -57,7 +57,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Creates a fresh database for one test (`createdb`, off the cooperative pool).
-    func createDatabase(_ name: String) async throws {
+    public func createDatabase(_ name: String) async throws {
         let (bin, directory) = (bin, directory)
         try await offPool { try Self.run(bin + "/createdb", ["-h", directory, "-p", "5432", "-U", "tandem", name]) }
     }
@@ -103,7 +103,7 @@ struct ClusterError: Error, CustomStringConvertible {
 
 /// Runs blocking work (a process spawned and waited for, a blocking connect) on a thread of its own and
 /// resumes the caller with its result, so that no thread of the cooperative pool waits meanwhile.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }

@@ -1,0 +1,275 @@
+import Foundation
+import TandemCore
+import TandemStoreSupport
+
+/// The statements of one ``PGDeliveryStore`` commit, built on the caller's task: what SQLite's writer job does,
+/// as statements that need no answer from the ones before them (the writer sends the whole batch at once).
+/// Rows referring to a delivery inserted by the same commit find it through the insert's own statement (a
+/// data-modifying `WITH`) or through `currval` of the deliveries' key sequence right after it.
+struct CommitPlan: Sendable {
+    private(set) var statements: [PGStatement] = []
+    /// Where each new delivery's insert is in ``statements`` (its result is the key), in the order of the inserts.
+    private var deliveryStatements: [Int] = []
+    /// Where each spelled-out policy's upsert is (its result is the row's number), with the policy.
+    private var policyStatements: [(index: Int, policy: Policy)] = []
+
+    init(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+         snapshots: SnapshotWriter) throws(PGError) {
+        var text: [UInt8] = []
+        text.reserveCapacity((inserts.count + changes.count) * SnapshotWriter.typicalLength)
+        var spelledOut: [SnapshotWriter.SpelledOut] = []
+        func columns(_ delivery: Delivery) throws(PGError) -> (DeliveryColumns, String) {
+            let start = text.count
+            do {
+                try snapshots.write(delivery, to: &text, spelledOut: &spelledOut)
+            } catch {
+                throw .client("the snapshot cannot be written: \(error.message)")
+            }
+            let columns = DeliveryColumns(delivery, snapshot: start..<text.count)
+            return (columns, String(decoding: text[columns.snapshot], as: UTF8.self))
+        }
+        let newRows = try inserts.map { (record) throws(PGError) in (record, try columns(record.delivery)) }
+        let changedRows = try changes.map { (change) throws(PGError) in (change, try columns(change.delivery)) }
+
+        for spelled in spelledOut {
+            policyStatements.append((statements.count, spelled.policy))
+            statements.append(PGStatement("""
+                INSERT INTO policies (body) VALUES ($1) ON CONFLICT (body) DO UPDATE SET body = excluded.body RETURNING id
+                """, [String(decoding: spelled.body, as: UTF8.self)]))
+        }
+        for request in requests {
+            for message in request.messages { statements.append(try Self.insertMessage(message)) }
+            if let idempotency = request.idempotency { statements.append(Self.insertIdempotency(idempotency)) }
+            for spool in request.spools { statements.append(Self.insertSpool(spool)) }
+            for progress in request.spoolProgress { statements.append(Self.advanceSpool(progress)) }
+        }
+
+        var events = EventRows()
+        var reports = ReportRows()
+        var invalidations: [PGStatement] = []
+        var knownMessages: Set<GUID> = []
+        for (record, (columns, snapshot)) in newRows {
+            if knownMessages.insert(record.content.messageID).inserted {
+                statements.append(try Self.ensureMessage(record.content, at: record.at))
+            }
+            deliveryStatements.append(statements.count)
+            statements.append(Self.insertDelivery(record, columns: columns, snapshot: snapshot))
+            if record.effects.report != nil {
+                // The delivery just inserted, by its sequence: reports at routing are rare (a rejected recipient).
+                var single = ReportRows()
+                single.append(record.effects, key: nil, delivery: record.delivery, at: record.at)
+                statements.append(single.statement(keyOfLastInsert: true))
+            }
+            invalidations += Self.invalidations(record.effects, delivery: record.delivery, at: record.at)
+        }
+        var references: [String: (provider: String, reference: String, key: DeliveryKey, at: Timestamp)] = [:]
+        for (change, (columns, snapshot)) in changedRows {
+            statements.append(Self.updateDelivery(change.key, columns: columns, snapshot: snapshot, at: change.at))
+            events.append(change.event, of: change.key, at: change.at)
+            reports.append(change.effects, key: change.key, delivery: change.delivery, at: change.at)
+            invalidations += Self.invalidations(change.effects, delivery: change.delivery, at: change.at)
+            if case .smsSubmitted(let submission) = change.event {
+                // An id the provider hands out again points at the newest delivery (the last one written wins).
+                for reference in submission.references {
+                    references[submission.provider + "\u{0}" + reference] = (submission.provider, reference, change.key, change.at)
+                }
+            }
+        }
+        if !events.isEmpty { statements.append(events.statement) }
+        statements += invalidations
+        if !reports.isEmpty { statements.append(reports.statement(keyOfLastInsert: false)) }
+        if !references.isEmpty {
+            let rows = references.values.sorted { ($0.provider, $0.reference) < ($1.provider, $1.reference) }
+            statements.append(PGStatement("""
+                INSERT INTO provider_refs (provider, ref, delivery_id, created_at)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
+                ON CONFLICT (provider, ref) DO UPDATE SET delivery_id = excluded.delivery_id, created_at = excluded.created_at
+                """, [PGArray.literal(rows.map(\.provider)), PGArray.literal(rows.map(\.reference)),
+                      PGArray.literal(rows.map { String($0.key.rawValue) }), PGArray.literal(rows.map { String($0.at.milliseconds) })]))
+        }
+    }
+
+    /// The new deliveries' keys, in the order of the inserts, from the committed results.
+    func keys(from results: [PGResult]) -> [DeliveryKey] {
+        deliveryStatements.map { DeliveryKey(Int64(results[$0].scalar ?? "") ?? 0) }
+    }
+
+    /// The spelled-out policies with the numbers of their rows, from the committed results.
+    func learnedPolicies(from results: [PGResult]) -> [(policy: Policy, number: Int64)] {
+        policyStatements.compactMap { entry in Int64(results[entry.index].scalar ?? "").map { (entry.policy, $0) } }
+    }
+
+    // MARK: - Statements
+
+    private static func insertMessage(_ message: MessageRecord) throws(PGError) -> PGStatement {
+        let groupings = (0..<3).map { index in index < message.customGroupings.count ? message.customGroupings[index] : nil }
+        return PGStatement("""
+            INSERT INTO messages (message_id, account_id, app_id, sender, body, body_type, reference, message_type,
+                                  allowed_channels, validity_until, custom_grouping, custom_grouping2, custom_grouping3,
+                                  dcs, rich_content, fallback_for, created_at, api, presentation, extra)
+            VALUES ($1, (SELECT id FROM accounts WHERE product_token = $2), (SELECT id FROM apps WHERE app_key = $3),
+                    $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+            """, [message.content.messageID.text, message.account.text, message.appKey?.text,
+                  message.content.sender, message.content.body, message.bodyType, message.content.reference,
+                  message.messageType.wireName, message.allowedChannels.storedText, message.validUntil.map { String($0.milliseconds) },
+                  groupings[0], groupings[1], groupings[2], message.dcs.map { String($0) }, message.richContent,
+                  message.fallbackFor?.text, String(message.createdAt.milliseconds), message.api,
+                  try presentationText(message.content), message.extra])
+    }
+
+    /// The scheduler's `messages` row for a delivery: one already stored (by its request, or earlier) is kept as it is.
+    private static func ensureMessage(_ content: MessageContent, at: Timestamp) throws(PGError) -> PGStatement {
+        PGStatement("""
+            INSERT INTO messages (message_id, sender, body, reference, created_at, presentation) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (message_id) DO NOTHING
+            """, [content.messageID.text, content.sender, content.body, content.reference, String(at.milliseconds),
+                  try presentationText(content)])
+    }
+
+    private static func presentationText(_ content: MessageContent) throws(PGError) -> String? {
+        do {
+            return try PresentationColumn.text(content.$presentation)
+        } catch {
+            throw .client("messages.presentation cannot be written: \(error.message)")
+        }
+    }
+
+    /// Completes the request's claim on its key (or, without one, takes it); fails the job — so nothing of the
+    /// request is stored — when the key is held by another request or completed already.
+    private static func insertIdempotency(_ record: IdempotencyRecord) -> PGStatement {
+        PGStatement("""
+            WITH stored AS (
+                INSERT INTO idempotency_keys (account_id, key, request_digest, status, content_type, body, created_at)
+                VALUES ((SELECT id FROM accounts WHERE product_token = $1), $2, $3, $4, $5, decode($6, 'hex'), $7)
+                ON CONFLICT (account_id, key) DO UPDATE SET status = excluded.status, content_type = excluded.content_type,
+                    body = excluded.body, created_at = excluded.created_at
+                WHERE idempotency_keys.status = 0 AND idempotency_keys.request_digest = excluded.request_digest
+                RETURNING 1)
+            SELECT tandem_expect(count(*), 1, '23505', $8) FROM stored
+            """, [record.account.text, record.key, record.requestDigest, String(record.status), record.contentType,
+                  record.body.map { String(format: "%02x", $0) }.joined(), String(record.createdAt.milliseconds),
+                  "Idempotency-Key \(record.key) is held by another request"])
+    }
+
+    private static func insertSpool(_ spool: RecipientSpool) -> PGStatement {
+        PGStatement("""
+            INSERT INTO message_spools (message_id, recipients, total, account_id)
+            SELECT id, $2, $3, coalesce(account_id, 0) FROM messages WHERE message_id = $1
+            """, [spool.messageID.text, spool.recipients.map(\.e164).joined(separator: ","), String(spool.recipients.count)])
+    }
+
+    /// Moves a spool's `started` on, or deletes the spool when its last recipient started; progress that does not
+    /// continue from the stored `started` fails the job (SQLSTATE 23514, as SQLite's CHECK).
+    private static func advanceSpool(_ progress: SpoolProgress) -> PGStatement {
+        PGStatement("""
+            WITH spool AS (SELECT id FROM messages WHERE message_id = $1),
+                 moved AS (UPDATE message_spools SET started = $3 WHERE message_id = (SELECT id FROM spool)
+                           AND started = $2 AND total > $3 RETURNING 1),
+                 ended AS (DELETE FROM message_spools WHERE message_id = (SELECT id FROM spool)
+                           AND started = $2 AND total = $3 RETURNING 1)
+            SELECT tandem_expect((SELECT count(*) FROM moved) + (SELECT count(*) FROM ended), 1, '23514', $4)
+            """, [progress.messageID.text, String(progress.before), String(progress.started),
+                  "spool progress \(progress.before)..<\(progress.started) of message \(progress.messageID.text) does not continue the stored spool"])
+    }
+
+    private static func insertDelivery(_ record: NewDeliveryRecord, columns: DeliveryColumns, snapshot: String) -> PGStatement {
+        let at = String(record.at.milliseconds)
+        return PGStatement("""
+            WITH inserted AS (
+                INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline, expires_at,
+                                        final, snapshot, push_withdrawn, pushed, created_at, updated_at)
+                VALUES ((SELECT id FROM messages WHERE message_id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+                RETURNING id),
+            logged AS (INSERT INTO delivery_events (delivery_id, at, kind, detail) SELECT id, $13, $14, $15 FROM inserted)
+            SELECT id FROM inserted
+            """, [record.content.messageID.text, record.recipient.storedText, columns.state, columns.status, columns.channel,
+                  columns.pushDeadline.pgText, columns.readDeadline.pgText, columns.expiresAt.pgText, columns.final.pgText,
+                  snapshot, columns.pushWithdrawn.pgText, columns.pushed.pgText, at, record.event.logKind, record.event.logDetail])
+    }
+
+    /// Rewrites the snapshot and derived columns (all but `pushed`, fixed when the delivery is routed); a key with
+    /// no row fails the job with SQLSTATE 23503.
+    private static func updateDelivery(_ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp) -> PGStatement {
+        PGStatement("""
+            WITH changed AS (
+                UPDATE deliveries SET state = $1, status = $2, channel = $3, push_deadline = $4, read_deadline = $5,
+                    expires_at = $6, final = $7, snapshot = $8, push_withdrawn = $9, updated_at = $10
+                WHERE id = $11 RETURNING 1)
+            SELECT tandem_expect(count(*), 1, '23503', $12) FROM changed
+            """, [columns.state, columns.status, columns.channel, columns.pushDeadline.pgText, columns.readDeadline.pgText,
+                  columns.expiresAt.pgText, columns.final.pgText, snapshot, columns.pushWithdrawn.pgText,
+                  String(at.milliseconds), String(key.rawValue), "no delivery with key \(key)"])
+    }
+
+    /// The installs `effects` invalidates — each only while it still has the token the push went to.
+    private static func invalidations(_ effects: PersistedEffects, delivery: Delivery, at: Timestamp) -> [PGStatement] {
+        effects.invalidations.compactMap { device in
+            guard let token = delivery.plan?.targets.first(where: { $0.deviceID == device })?.token else { return nil }
+            return PGStatement("""
+                UPDATE registrations SET status = 'Invalid', updated_at = $1
+                WHERE device_id = $2 AND push_token = $3 AND status <> 'Invalid'
+                """, [String(at.milliseconds), device.text, token.text])
+        }
+    }
+}
+
+/// `delivery_events` rows, sent as one statement (a column per array).
+struct EventRows: Sendable {
+    private var keys: [String?] = [], ats: [String?] = [], kinds: [String?] = [], details: [String?] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func append(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp) {
+        keys.append(String(key.rawValue))
+        ats.append(String(at.milliseconds))
+        kinds.append(event.logKind)
+        details.append(event.logDetail)
+    }
+
+    var statement: PGStatement {
+        PGStatement("""
+            INSERT INTO delivery_events (delivery_id, at, kind, detail)
+            SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])
+            """, [PGArray.literal(keys), PGArray.literal(ats), PGArray.literal(kinds), PGArray.literal(details)])
+    }
+}
+
+/// Final status reports, queued in the outbox for accounts with a webhook — the members SQLite's reports have.
+struct ReportRows: Sendable {
+    private var columns: [[String?]] = Array(repeating: [], count: 8)
+
+    var isEmpty: Bool { columns[0].isEmpty }
+
+    /// The report of `effects` for the delivery `key` (nil: the one inserted last, see ``statement(keyOfLastInsert:)``),
+    /// if it has one.
+    mutating func append(_ effects: PersistedEffects, key: DeliveryKey?, delivery: Delivery, at: Timestamp) {
+        guard let status = effects.report else { return }
+        let cause = delivery.smsCause
+        let values: [String?] = [key.map { String($0.rawValue) } ?? "0", status.wireName, String(at.milliseconds),
+                                 delivery.resolution?.rawValue, delivery.resolution?.channel?.wireName,
+                                 (cause?.isFallback == true).pgText, cause?.rawValue, delivery.rejectReason?.rawValue]
+        for (index, value) in values.enumerated() { columns[index].append(value) }
+    }
+
+    /// One statement for every row; `keyOfLastInsert`: the delivery is the one this session inserted last.
+    func statement(keyOfLastInsert: Bool) -> PGStatement {
+        let delivery = keyOfLastInsert ? "currval(pg_get_serial_sequence('deliveries', 'id'))" : "r.delivery"
+        return PGStatement("""
+            WITH r AS (
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::boolean[], $7::text[],
+                                     $8::text[]) WITH ORDINALITY
+                    AS r(delivery, status, at, resolution, channel, fallback, sms_cause, reject_reason, seq))
+            INSERT INTO outbox (delivery_id, url, format, payload, next_attempt_at, created_at)
+            SELECT d.id, a.webhook_url, a.webhook_format,
+                   json_build_object('at', r.at, 'acceptedAt', d.created_at, 'deliveryKey', d.id, 'messageID', m.message_id,
+                                     'msisdn', d.msisdn, 'reference', m.reference, 'status', r.status,
+                                     'resolution', r.resolution, 'channel', r.channel, 'fallback', r.fallback,
+                                     'smsCause', r.sms_cause, 'rejectReason', r.reject_reason)::text,
+                   r.at, r.at
+            FROM r JOIN deliveries d ON d.id = \(delivery) JOIN messages m ON m.id = d.message_id
+            JOIN accounts a ON a.id = m.account_id
+            WHERE a.webhook_url IS NOT NULL
+            ORDER BY r.seq
+            """, columns.map { PGArray.literal($0) })
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import TandemCore
+import TandemStoreSupport
+
+/// Tandem's store on PostgreSQL: one group-commit writer connection (``PGWriter``) and a small pool of reader
+/// connections (``PGReaderPool``), on a database whose schema is ``PGSchema``. The ports are served by types
+/// built on it (``PGDeliveryStore``).
+///
+/// ``open(_:readers:)`` connects, brings the schema up to date (one transaction, under an advisory lock) and loads
+/// the policy catalog. Not guaranteed: anything beyond what the server's `synchronous_commit` gives (on by
+/// default: a COMMIT returns once the server's log is flushed).
+public final class PGStore: Sendable {
+    let writer: PGWriter
+    let readers: PGReaderPool
+    let policies = PolicyCatalog()
+    public let conninfo: String
+
+    private init(conninfo: String, readers: Int, writer configuration: PGWriter.Configuration) {
+        self.conninfo = conninfo
+        let connect: @Sendable () throws(PGError) -> PGConnection = { () throws(PGError) -> PGConnection in try PGConnection(conninfo) }
+        writer = PGWriter(configuration: configuration, connect: connect)
+        self.readers = PGReaderPool(size: readers, connect: connect)
+    }
+
+    /// Opens the store on the database `conninfo` names (a libpq connection string or `postgres://` URI): fails
+    /// with libpq's reason when the server cannot be reached or refuses the login, with ``PGError/notApplied(_:)``
+    /// when the database's schema is newer than this build.
+    public static func open(_ conninfo: String, readers: Int = 4) async throws(PGError) -> PGStore {
+        try await open(conninfo, readers: readers, writer: PGWriter.Configuration())
+    }
+
+    static func open(_ conninfo: String, readers: Int, writer: PGWriter.Configuration) async throws(PGError) -> PGStore {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PGError>, Never>) in
+            // Connecting and migrating block: on a thread of their own, never the cooperative pool.
+            Thread {
+                continuation.resume(returning: Result { () throws(PGError) in
+                    let connection = try PGConnection(conninfo)
+                    defer { connection.close() }
+                    try PGSchema.migrate(connection)
+                })
+            }.start()
+        }
+        try result.get()
+        let store = PGStore(conninfo: conninfo, readers: readers, writer: writer)
+        try await store.reloadPolicies()
+        return store
+    }
+
+    /// Closes the writer (after what is queued) and the readers. Idempotent.
+    public func close() async {
+        await writer.close()
+        await readers.close()
+    }
+
+    /// Batch counters of the writer (see ``WriterStatistics``).
+    public var writerStatistics: WriterStatistics { writer.statistics }
+
+    /// Reads the `policies` table and learns every row (a row that does not decode is an error).
+    func reloadPolicies() async throws(PGError) {
+        let rows = try await readers.read { db throws(PGError) in try db.execute("SELECT id, body FROM policies ORDER BY id").rows }
+        let decoder = JSONDecoder()
+        var numbered: [(policy: Policy, number: Int64)] = []
+        for row in rows {
+            guard let id = row[0].flatMap({ Int64($0) }), let body = row[1] else { continue }
+            do {
+                numbered.append((try decoder.decode(Policy.self, from: Data(body.utf8)), id))
+            } catch {
+                throw .client("policies row \(id) does not decode: \(error)")
+            }
+        }
+        policies.learn(numbered)
+    }
+
+    /// Runs `statements` in the writer's next transaction (see ``PGWriter/submit(_:chain:)``).
+    func write(_ statements: [PGStatement], chain: CommitChain? = nil) async throws(PGError) -> [PGResult] {
+        try await writer.submit(statements, chain: chain).get()
+    }
+
+    /// Runs `body` on a pooled reader connection.
+    func read<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(PGError) -> T) async throws(PGError) -> T {
+        try await readers.read(body)
+    }
+}
+
+/// Text forms of parameter values (libpq's text protocol).
+extension Optional where Wrapped == Int64 {
+    var pgText: String? { map { String($0) } }
+}
+
+extension Bool {
+    var pgText: String { self ? "t" : "f" }
+}
+
+/// PostgreSQL array literals, for sending many rows as one parameter per column (`unnest($1::bigint[], …)`): one
+/// statement text whatever the number of rows.
+enum PGArray {
+    /// `{"a","b",NULL}`: every element quoted, `"` and `\` escaped; nil → NULL.
+    static func literal(_ values: some Sequence<String?>) -> String {
+        var text = "{"
+        var first = true
+        for value in values {
+            if !first { text += "," }
+            first = false
+            guard let value else { text += "NULL"; continue }
+            text += "\""
+            for character in value.unicodeScalars {
+                if character == "\"" || character == "\\" { text += "\\" }
+                text.unicodeScalars.append(character)
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+}
