@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// The status-report ``OutboxStore`` on Tandem's SQLite ``Store`` (`outbox`, migration 3). Reads go
 /// through a pooled reader (blocking the calling thread for one indexed query); updates are group-commit
@@ -24,21 +25,14 @@ public final class SQLiteOutbox: OutboxStore {
                 ORDER BY next_attempt_at, id LIMIT ?
                 """, [.integer(now.milliseconds), .integer(Int64(limit))])
         }
-        let decoder = JSONDecoder()
         return try rows.map { (row) throws(StoreError) -> OutboxItem in
             let id = try row.get("id", as: Int64.self)
             let content: OutboxItem.Content
-            do {
-                let payload = Data(try row.get("payload", as: String.self).utf8)
-                if try row.get("kind", as: String.self) == "mymspEvent" {
-                    content = .mymspEvent(try decoder.decode(StoredMyMSPEvent.self, from: payload).event)
-                } else {
-                    content = .statusReport(try decoder.decode(StatusReportPayload.self, from: payload))
-                }
-            } catch let error as StoreError {
-                throw error
+            let (kind, payload) = (try row.get("kind", as: String.self), try row.get("payload", as: String.self))
+            do throws(ColumnCodingError) {
+                content = try OutboxPayload.content(kind: kind, payload: payload)
             } catch {
-                throw .decoding(column: "outbox.payload", message: "report \(id): \(error)")
+                throw .decoding(column: "outbox.payload", message: "report \(id): \(error.message)")
             }
             return OutboxItem(id: id, url: try row.get("url", as: String.self),
                               format: WebhookFormat(rawValue: try row.get("format", as: String.self)) ?? .json,
@@ -74,27 +68,6 @@ public final class SQLiteOutbox: OutboxStore {
     private func update(_ sql: String, _ bindings: [SQLValue]) async throws(StoreError) {
         try await store.write { (db: Connection) throws(StoreError) in
             _ = try db.run(sql, bindings)
-        }
-    }
-}
-
-/// A myMSP event as the `mymsp_event_push` trigger (migration 26) writes it into `outbox.payload`.
-private struct StoredMyMSPEvent: Decodable {
-    let msgNo: Int64
-    let createdAt: Int64
-    let creatorName: String
-    let initialId: String
-    let originatorText: Int64
-    let destination: String
-    let subject: String
-
-    var event: MyMSPEvent {
-        get throws {
-            guard let action = MyMSPAction(rawValue: initialId) else {
-                throw StoreError.decoding(column: "outbox.payload", message: "unknown myMSP action \(initialId)")
-            }
-            return MyMSPEvent(msgno: msgNo, createdAt: Timestamp(milliseconds: createdAt), userName: creatorName, action: action,
-                              recipient: originatorText, destination: destination, subject: subject)
         }
     }
 }

@@ -58,6 +58,9 @@ extension Backend {
 /// A backend's delivery store, and a look at the rows it wrote.
 protocol StoreUnderTest: Sendable {
     var deliveries: any DeliveryStore { get }
+    var outbox: any OutboxStore { get }
+    /// Runs SQL both dialects read alike (literal values, no parameters), through a connection of its own.
+    func execute(_ sql: String) async throws
     /// `SELECT count(*) FROM table`, through a connection of its own.
     func count(_ table: String) async throws -> Int
     /// Every outbox payload, in order.
@@ -81,11 +84,16 @@ final class SQLiteUnderTest: StoreUnderTest {
     let store: Store
     let sqlite: SQLiteDeliveryStore
     var deliveries: any DeliveryStore { sqlite }
+    var outbox: any OutboxStore { SQLiteOutbox(store: store) }
 
     init(path: String) throws {
         self.path = path
         store = try Store.open(StoreConfiguration(path: path))
         sqlite = SQLiteDeliveryStore(store: store)
+    }
+
+    func execute(_ sql: String) async throws {
+        try await store.write { (db: Connection) throws(StoreError) in _ = try db.run(sql) }
     }
 
     func count(_ table: String) async throws -> Int {
@@ -118,12 +126,17 @@ final class PostgresUnderTest: StoreUnderTest, @unchecked Sendable {
     /// The test's own connection, for looking at rows (used by one test task at a time).
     let admin: PGConnection
     var deliveries: any DeliveryStore { postgres }
+    var outbox: any OutboxStore { PGOutbox(store: store) }
 
     init(conninfo: String) async throws {
         self.conninfo = conninfo
         store = try await PGStore.open(conninfo)
         postgres = PGDeliveryStore(store: store)
         admin = try PGConnection(conninfo)
+    }
+
+    func execute(_ sql: String) async throws {
+        try admin.execute(sql)
     }
 
     func count(_ table: String) async throws -> Int {
