@@ -25,6 +25,15 @@ extension StoreGuarded {
         }
     }
 
+    /// A read from the store through a port (asynchronous: a backend may read over the network).
+    func reading<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
     /// A write to the store or the scheduler.
     func writing<T>(_ body: () async throws -> T) async throws(Refusal) -> T {
         do {

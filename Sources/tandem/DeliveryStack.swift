@@ -111,7 +111,7 @@ final class DeliveryStack: Sendable {
     /// while new messages are accepted. A receipt, report or fallback request for a delivery not loaded yet waits
     /// for it (an SMSC sends the receipts it kept for us as soon as we bind), and no timer fires before its deadline.
     func start() async throws {
-        try deviceAPI.restorePrefixBlocks()
+        try await deviceAPI.restorePrefixBlocks()
         try await scheduler.beginRecovery()
         providers.start()
         let scheduler = scheduler, relay = relay, store = store, logger = logger

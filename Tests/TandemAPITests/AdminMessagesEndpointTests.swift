@@ -11,14 +11,14 @@ import Testing
 struct AdminMessagesEndpointTests {
     static let token = "admin-secret"
 
-    static func get(_ endpoint: AdminMessagesEndpoint, _ target: String, token: String? = AdminMessagesEndpointTests.token) -> Response? {
+    static func get(_ endpoint: AdminMessagesEndpoint, _ target: String, token: String? = AdminMessagesEndpointTests.token) async -> Response? {
         var router = HTTPRouter()
         endpoint.register(in: &router)
         var headers = HTTPHeaders()
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         let request = Request(method: .GET, target: target, headers: headers)
-        guard case .matched(_, let handler, _) = router.match(.GET, path: request.path), case .sync(let body) = handler else { return nil }
-        return body(request)
+        guard case .matched(_, let handler, _) = router.match(.GET, path: request.path), case .async(let body) = handler else { return nil }
+        return await body(request)
     }
 
     static func document(_ response: Response?) throws -> [String: Any] {
@@ -41,7 +41,7 @@ struct AdminMessagesEndpointTests {
         let first = try await Self.send(h, h.accountA, to: ["0031612345678"], extra: #""reference":"shared""#)
         let second = try await Self.send(h, h.accountB, to: ["0031612345679"], extra: #""reference":"shared""#)
         let endpoint = AdminMessagesEndpoint(search: h.store, adminToken: Self.token)
-        let response = Self.get(endpoint, "/admin/messages?reference=shared")
+        let response = await Self.get(endpoint, "/admin/messages?reference=shared")
         #expect(response?.status == .ok)
         #expect(response?.headers["cache-control"] == "no-store")
         let found = try Self.messages(response)
@@ -58,16 +58,16 @@ struct AdminMessagesEndpointTests {
         let h = try await GatewayHarness()
         let id = try await Self.send(h, h.accountA, to: ["0031612345601", "0031612345602", "0031612345603"], extra: #""reference":"bulk""#)
         let endpoint = AdminMessagesEndpoint(search: h.store, adminToken: Self.token)
-        let byNumber = try Self.messages(Self.get(endpoint, "/admin/messages?msisdn=%2B31612345602"))
+        let byNumber = try await Self.messages(Self.get(endpoint, "/admin/messages?msisdn=%2B31612345602"))
         #expect(byNumber.map { $0["id"] as? String } == [id])
         let recipients = try #require(byNumber.first?["recipients"] as? [[String: Any]])
         #expect(recipients.map { $0["to"] as? String } == ["+3161****602"])
-        #expect(try Self.document(Self.get(endpoint, "/admin/messages?msisdn=0031612345602"))["query"] as? [String: String]
+        await #expect(try Self.document(Self.get(endpoint, "/admin/messages?msisdn=0031612345602"))["query"] as? [String: String]
                 == ["by": "msisdn", "value": "+3161****602"])
-        let byID = try #require(try Self.messages(Self.get(endpoint, "/admin/messages?id=\(id)")).first)
+        let byID = try await #require(try Self.messages(Self.get(endpoint, "/admin/messages?id=\(id)")).first)
         #expect((byID["recipients"] as? [[String: Any]])?.count == 3)
         #expect(byID["recipientCount"] as? Int == 3)
-        #expect(try Self.messages(Self.get(endpoint, "/admin/messages?msisdn=%2B31699999999")).isEmpty)
+        await #expect(try Self.messages(Self.get(endpoint, "/admin/messages?msisdn=%2B31699999999")).isEmpty)
         await h.close()
     }
 
@@ -78,7 +78,7 @@ struct AdminMessagesEndpointTests {
         let id = try await Self.send(h, h.accountB, to: ["0031612345610"], extra: "\"appKey\":\"\(h.appB.key.text)\"")
         #expect(await eventually { h.push.sent.count == 1 })
         let endpoint = AdminMessagesEndpoint(search: h.store, adminToken: Self.token)
-        let message = try #require(try Self.messages(Self.get(endpoint, "/admin/messages?id=\(id)")).first)
+        let message = try await #require(try Self.messages(Self.get(endpoint, "/admin/messages?id=\(id)")).first)
         let recipient = try #require((message["recipients"] as? [[String: Any]])?.first)
         let events = try #require(recipient["events"] as? [[String: Any]])
         #expect(events.first?["event"] as? String == "routed")
@@ -94,20 +94,20 @@ struct AdminMessagesEndpointTests {
     func refusals() async throws {
         let h = try await GatewayHarness()
         let endpoint = AdminMessagesEndpoint(search: h.store, adminToken: Self.token)
-        #expect(Self.get(endpoint, "/admin/messages?reference=x", token: nil)?.status == .unauthorized)
-        #expect(Self.get(endpoint, "/admin/messages?reference=x", token: "wrong")?.status == .unauthorized)
-        #expect(Self.get(AdminMessagesEndpoint(search: h.store, adminToken: nil), "/admin/messages?reference=x")?.status == .forbidden)
+        await #expect(Self.get(endpoint, "/admin/messages?reference=x", token: nil)?.status == .unauthorized)
+        await #expect(Self.get(endpoint, "/admin/messages?reference=x", token: "wrong")?.status == .unauthorized)
+        await #expect(Self.get(AdminMessagesEndpoint(search: h.store, adminToken: nil), "/admin/messages?reference=x")?.status == .forbidden)
         let both = AdminMessagesEndpoint(search: h.store, adminToken: Self.token, dashboardToken: "read-only")
-        #expect(Self.get(both, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
-        #expect(Self.get(both, "/admin/messages?reference=x")?.status == .ok)
+        await #expect(Self.get(both, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
+        await #expect(Self.get(both, "/admin/messages?reference=x")?.status == .ok)
         let dashboardOnly = AdminMessagesEndpoint(search: h.store, adminToken: nil, dashboardToken: "read-only")
-        #expect(Self.get(dashboardOnly, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
-        #expect(Self.get(dashboardOnly, "/admin/messages?reference=x")?.status == .unauthorized)
+        await #expect(Self.get(dashboardOnly, "/admin/messages?reference=x", token: "read-only")?.status == .ok)
+        await #expect(Self.get(dashboardOnly, "/admin/messages?reference=x")?.status == .unauthorized)
         for (target, words) in [("/admin/messages", "exactly one"), ("/admin/messages?id=1&reference=2", "exactly one"),
                                 ("/admin/messages?id=nope", "GUID"), ("/admin/messages?msisdn=612345678", "international"),
                                 ("/admin/messages?to=1", "unknown parameter"),
                                 ("/admin/messages?reference=" + String(repeating: "r", count: 129), "1 to 128")] {
-            let response = Self.get(endpoint, target)
+            let response = await Self.get(endpoint, target)
             #expect(response?.status == .badRequest, "\(target)")
             #expect((try Self.document(response)["error"] as? String)?.contains(words) == true, "\(target)")
         }

@@ -168,7 +168,7 @@ struct DeviceProtectionTests {
         let restarted = DeviceAPIService(registry: h.gateway.store, directory: h.gateway.store, scheduler: h.gateway.scheduler,
                                          pinSender: h.pins, voiceCaller: h.pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
                                          now: { h.clock.now() }, prefixBlocks: h.gateway.store)
-        try restarted.restorePrefixBlocks()
+        try await restarted.restorePrefixBlocks()
         #expect(restarted.activePrefixBlocks(app: h.appA.key) == blocks)
 
         let admin = AdminAppsEndpoint(registry: h.gateway.store, adminToken: Self.adminToken, now: { h.clock.now() },

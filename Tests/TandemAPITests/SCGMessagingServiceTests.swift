@@ -53,7 +53,7 @@ struct SCGMessagingServiceTests {
             #expect(reply.status == 401 && reply.contentType == "application/json")
             #expect((Self.json(reply)["error"] as? [String: Any])?["code"] as? String == "UNAUTHORIZED")
         }
-        #expect(f.service.list(authorization: nil, offset: nil, limit: nil).status == 401)
+        await #expect(f.service.list(authorization: nil, offset: nil, limit: nil).status == 401)
         #expect(try f.h.count("SELECT COUNT(*) FROM messages") == 0)
     }
 
@@ -61,15 +61,15 @@ struct SCGMessagingServiceTests {
     func revoked() async throws {
         let f = try await Self.fixture()
         defer { Task { await f.h.close() } }
-        #expect(f.service.list(authorization: f.bearerA, offset: nil, limit: nil).status == 200)
+        await #expect(f.service.list(authorization: f.bearerA, offset: nil, limit: nil).status == 200)
         let tokens = try #require(try f.h.store.scgTokens(account: f.h.accountA.productToken))
         #expect(try f.h.rows("SELECT token_sha256 FROM scg_tokens WHERE id = \(tokens[0].id)")
             == [[.text(Digest.hex(SCGTokenAuthenticator.digest(String(f.bearerA.dropFirst(7)))))]])
         #expect(try await f.h.store.revokeSCGToken(account: f.h.accountA.productToken, id: tokens[0].id, at: GatewayHarness.t0))
         #expect(try await !f.h.store.revokeSCGToken(account: f.h.accountB.productToken, id: tokens[0].id, at: GatewayHarness.t0))
         f.h.clock.advance(to: f.h.clock.now() + .seconds(5))
-        #expect(f.service.list(authorization: f.bearerA, offset: nil, limit: nil).status == 401)
-        #expect(f.service.list(authorization: f.bearerB, offset: nil, limit: nil).status == 200)
+        await #expect(f.service.list(authorization: f.bearerA, offset: nil, limit: nil).status == 401)
+        await #expect(f.service.list(authorization: f.bearerB, offset: nil, limit: nil).status == 200)
     }
 
     @Test("a psh:apn@ address by app key: {id} after the commit, pushed with the options' presentation, a registration of the app")
@@ -91,19 +91,19 @@ struct SCGMessagingServiceTests {
         #expect(pushed.content.presentation.customData == [JSONMember(key: "order", value: .string("A1"))])
         #expect(try f.h.rows("SELECT origin, platform FROM registrations") == [[.text("pushAddress"), .text("iOS")]])
 
-        let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
+        let view = await Self.json(f.service.request(authorization: f.bearerA, id: id))
         #expect(view["id"] as? String == id && view["external_id"] as? String == "ext-9" && view["body"] as? String == "Parcel")
         #expect(view["to"] as? [String] == ["psh:apn@\(f.h.appA.key.text)@\(Self.token)"])
         #expect(view["state"] as? String == "TRANSMITTING")
         #expect(view["recipient_count"] as? Int == 1 && view["sent_count"] as? Int == 1 && view["delivered_count"] as? Int == 0)
-        let messages = Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))
+        let messages = await Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))
         let message = try #require((messages["list"] as? [[String: Any]])?.first)
         #expect(message["id"] as? String == id + "-1" && message["state"] as? String == "SENT" && message["channel"] as? String == "PUSH")
         #expect(message["to_address"] as? String == "psh:apn@\(f.h.appA.key.text)@\(Self.token)" && message["from_address"] as? String == "Shop")
         #expect(message["sent_date"] is String && message["delivered_date"] is NSNull)
-        let one = Self.json(f.service.recipientMessage(authorization: f.bearerA, id: id + "-1"))
+        let one = await Self.json(f.service.recipientMessage(authorization: f.bearerA, id: id + "-1"))
         #expect(one["id"] as? String == id + "-1" && one["state"] as? String == "SENT")
-        #expect(f.service.recipientMessage(authorization: f.bearerA, id: id + "-2").status == 404)
+        await #expect(f.service.recipientMessage(authorization: f.bearerA, id: id + "-2").status == 404)
     }
 
     @Test("the app's sender id names it in psh: addresses and from; an unknown sender refuses the request with to[i], nothing stored")
@@ -152,26 +152,26 @@ struct SCGMessagingServiceTests {
         }
         let cm = await f.h.submitJSON(GatewayHarness.request(token: f.h.accountA.productToken, #"{"from":"Shop","to":[{"number":"+31612345679"}],"body":{"content":"Hi"}}"#))
         let cmID = try #require(cm.lines.first?["messageId"] as? String)
-        #expect(f.service.request(authorization: f.bearerB, id: ids[0]).status == 404)
-        #expect(f.service.request(authorization: f.bearerA, id: cmID).status == 404)
-        #expect(f.service.request(authorization: f.bearerA, id: "not-an-id").status == 404)
+        await #expect(f.service.request(authorization: f.bearerB, id: ids[0]).status == 404)
+        await #expect(f.service.request(authorization: f.bearerA, id: cmID).status == 404)
+        await #expect(f.service.request(authorization: f.bearerA, id: "not-an-id").status == 404)
         #expect(await f.service.delete(authorization: f.bearerB, id: ids[0]).status == 404)
 
-        let all = Self.json(f.service.list(authorization: f.bearerA, offset: nil, limit: nil))
+        let all = await Self.json(f.service.list(authorization: f.bearerA, offset: nil, limit: nil))
         #expect((all["list"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ids.reversed())
         #expect(all["total"] as? Int == 3)
-        let page = Self.json(f.service.list(authorization: f.bearerA, offset: "1", limit: "1"))
+        let page = await Self.json(f.service.list(authorization: f.bearerA, offset: "1", limit: "1"))
         #expect((page["list"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[1]] && page["total"] as? Int == 3)
-        #expect(Self.json(f.service.list(authorization: f.bearerB, offset: nil, limit: nil))["total"] as? Int == 0)
+        await #expect(Self.json(f.service.list(authorization: f.bearerB, offset: nil, limit: nil))["total"] as? Int == 0)
         for (offset, limit, field) in [("-1", nil, "offset"), (nil, "0", "limit"), (nil, "101", "limit"), ("x", nil, "offset")] as [(String?, String?, String)] {
-            let reply = f.service.list(authorization: f.bearerA, offset: offset, limit: limit)
+            let reply = await f.service.list(authorization: f.bearerA, offset: offset, limit: limit)
             #expect(reply.status == 400 && (Self.json(reply)["error"] as? [String: Any])?["field"] as? String == field)
         }
 
         #expect(await f.service.delete(authorization: f.bearerA, id: ids[1]).status == 204)
         #expect(await f.service.delete(authorization: f.bearerA, id: ids[1]).status == 404)
-        #expect(f.service.request(authorization: f.bearerA, id: ids[1]).status == 404)
-        let after = Self.json(f.service.list(authorization: f.bearerA, offset: nil, limit: nil))
+        await #expect(f.service.request(authorization: f.bearerA, id: ids[1]).status == 404)
+        let after = await Self.json(f.service.list(authorization: f.bearerA, offset: nil, limit: nil))
         #expect((after["list"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[2], ids[0]] && after["total"] as? Int == 2)
     }
 
@@ -192,10 +192,10 @@ struct SCGMessagingServiceTests {
         f.h.push.release()
         await f.h.dispatcher.waitUntilIdle()
         #expect(f.h.push.sent.isEmpty && f.h.push.cancelled == 1)
-        let messages = try #require(Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))["list"] as? [[String: Any]])
+        let messages = try await #require(Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))["list"] as? [[String: Any]])
         #expect(messages.compactMap { $0["state"] as? String } == ["CANCELED", "SENT"])
         #expect(messages.compactMap { $0["to_address"] as? String } == ["psh:apn@\(f.h.appA.key.text)@\(Self.token)", "+31612345678"])
-        let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
+        let view = await Self.json(f.service.request(authorization: f.bearerA, id: id))
         #expect(view["state"] as? String == "TRANSMITTING")
         #expect(view["recipient_count"] as? Int == 2 && view["canceled_count"] as? Int == 1 && view["sent_count"] as? Int == 1)
     }
@@ -220,10 +220,10 @@ struct SCGMessagingServiceTests {
         #expect(try await f.h.drainer.startNextChunk() == false)
         await f.h.dispatcher.waitUntilIdle()
         #expect(f.h.sms.sent.count == 2)
-        let messages = try #require(Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))["list"] as? [[String: Any]])
+        let messages = try await #require(Self.json(f.service.recipientMessages(authorization: f.bearerA, id: id))["list"] as? [[String: Any]])
         #expect(messages.compactMap { $0["to_address"] as? String } == numbers)
         #expect(messages.compactMap { $0["state"] as? String } == ["SENT", "SENT", "CANCELED", "CANCELED", "CANCELED"])
-        let view = Self.json(f.service.request(authorization: f.bearerA, id: id))
+        let view = await Self.json(f.service.request(authorization: f.bearerA, id: id))
         #expect(view["recipient_count"] as? Int == 5 && view["canceled_count"] as? Int == 3 && view["sent_count"] as? Int == 2)
     }
 

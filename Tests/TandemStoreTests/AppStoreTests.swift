@@ -207,10 +207,10 @@ struct AppStoreTests {
     func registry() async throws {
         try await withApps { store, first, _ async throws in
             let registry: any AppRegistry = store
-            #expect(try registry.apps().count == 2)
-            #expect(try registry.accounts().map(\.name) == ["Acme", "Globex"])
+            await #expect(try registry.apps().count == 2)
+            await #expect(try registry.accounts().map(\.name) == ["Acme", "Globex"])
             #expect(try await registry.setDefaultMessageType(key: first.key, .default))
-            #expect(try registry.appDetails(key: first.key)?.app.defaultMessageType == .default)
+            await #expect(try registry.appDetails(key: first.key)?.app.defaultMessageType == .default)
         }
     }
 }

@@ -8,9 +8,9 @@ import TandemHTTP
 /// The static key is never shown back.
 extension AdminAppsEndpoint {
     public func registerBWMI(_ bwmi: any BWMIRegistry, in router: inout HTTPRouter) {
-        router.add(.GET, "/admin/apps/{appKey}/bwmi", syncRoute { request throws(AdminFailure) in
+        router.add(.GET, "/admin/apps/{appKey}/bwmi", asyncRoute { request throws(AdminFailure) in
             let key = try Self.appKey(request)
-            _ = try self.details(key)
+            _ = try await self.details(key)
             return Self.bwmiDocument(key, try self.call("read the BWMI settings", { try bwmi.bwmiSettings(app: key) }))
         })
         router.add(.PUT, "/admin/apps/{appKey}/bwmi", asyncRoute { request throws(AdminFailure) in

@@ -6,7 +6,7 @@ import TandemHTTP
 extension AdminAppsEndpoint {
     func registerMyMSP(in router: inout HTTPRouter) {
         router.add(.PUT, "/admin/apps/{appKey}/mymsp", asyncRoute { request throws(AdminFailure) in try await self.setMyMSP(request) })
-        router.add(.GET, "/admin/apps/{appKey}/mymsp", syncRoute { request throws(AdminFailure) in try self.showMyMSP(request) })
+        router.add(.GET, "/admin/apps/{appKey}/mymsp", asyncRoute { request throws(AdminFailure) in try await self.showMyMSP(request) })
         router.add(.PUT, "/admin/apps/{appKey}/mymsp/groups/{name}", asyncRoute { request throws(AdminFailure) in
             try await self.setMyMSPGroup(request)
         })
@@ -41,10 +41,10 @@ extension AdminAppsEndpoint {
         return AdminJSON.response(.ok, AdminJSON.object(["user": .string(user), "eventUrl": eventURL.map(JSONValue.string) ?? .null]))
     }
 
-    private func showMyMSP(_ request: Request) throws(AdminFailure) -> Response {
+    private func showMyMSP(_ request: Request) async throws(AdminFailure) -> Response {
         let key = try Self.appKey(request)
         let directory = try mymspDirectory()
-        let user = try mymspUser(key, directory)
+        let user = try await mymspUser(key, directory)
         let groups = try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
         return AdminJSON.response(.ok, AdminJSON.object([
             "user": .string(user.name), "eventUrl": user.eventURL.map(JSONValue.string) ?? .null,
@@ -70,7 +70,7 @@ extension AdminAppsEndpoint {
             }
             ids.append(id)
         }
-        let user = try mymspUser(key, directory)
+        let user = try await mymspUser(key, directory)
         if let shortName, try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
             .contains(where: { $0.shortName == shortName && $0.name != name }) {
             throw .conflict("another group of the user has the short name \(JSONText.quoted(shortName))")
@@ -88,7 +88,7 @@ extension AdminAppsEndpoint {
         let key = try Self.appKey(request)
         let directory = try mymspDirectory()
         let name = request.pathParameters["name"] ?? ""
-        let user = try mymspUser(key, directory)
+        let user = try await mymspUser(key, directory)
         guard try await call("delete a myMSP group", { try await directory.deleteMyMSPGroup(user: user.id, name: name) }) else {
             throw .notFound("no group \(JSONText.quoted(name))")
         }
@@ -107,8 +107,8 @@ extension AdminAppsEndpoint {
         return mymsp
     }
 
-    private func mymspUser(_ key: AppKey, _ directory: any MyMSPDirectory) throws(AdminFailure) -> MyMSPUser {
-        _ = try details(key)
+    private func mymspUser(_ key: AppKey, _ directory: any MyMSPDirectory) async throws(AdminFailure) -> MyMSPUser {
+        _ = try await details(key)
         guard let user = try call("read the myMSP user", { try directory.mymspUser(app: key) }) else {
             throw .notFound("app \(key.text) has no myMSP user")
         }

@@ -8,8 +8,8 @@ extension AdminAppsEndpoint {
         router.add(.PUT, "/admin/apps/{appKey}/sms-protection", asyncRoute { request throws(AdminFailure) in
             try await self.setSMSProtection(request)
         })
-        router.add(.GET, "/admin/apps/{appKey}/sms-blocks", syncRoute { request throws(AdminFailure) in
-            try self.listBlocks(request)
+        router.add(.GET, "/admin/apps/{appKey}/sms-blocks", asyncRoute { request throws(AdminFailure) in
+            try await self.listBlocks(request)
         })
         router.add(.DELETE, "/admin/apps/{appKey}/sms-blocks/{prefix}", asyncRoute { request throws(AdminFailure) in
             try await self.liftBlock(request)
@@ -33,9 +33,9 @@ extension AdminAppsEndpoint {
         }
     }
 
-    private func listBlocks(_ request: Request) throws(AdminFailure) -> Response {
+    private func listBlocks(_ request: Request) async throws(AdminFailure) -> Response {
         let key = try Self.appKey(request)
-        _ = try details(key)
+        _ = try await details(key)
         let control = try blockControl()
         let blocks = control.activePrefixBlocks(app: key).map(AdminJSON.block)
         return AdminJSON.response(.ok, AdminJSON.object(["blocks": .array(blocks)]))
@@ -63,7 +63,7 @@ extension AdminAppsEndpoint {
         let body = try AdminRequestBody(request.body, keys: ["mode", "allow", "deny"])
         let policy = SMSCountryPolicy(mode: try Self.mode(body), countries: try Self.countries(body))
         guard try await call("set the SMS countries", { try await registry.setSMSCountries(productToken: token, policy) }),
-              let account = try call("read the account", { try registry.account(productToken: token) }) else {
+              let account = try await call("read the account", { try await registry.account(productToken: token) }) else {
             throw .notFound("no account has product token \(token)")
         }
         logger.info("account sms countries set", ["account": .string(account.name)])

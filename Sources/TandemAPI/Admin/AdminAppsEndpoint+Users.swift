@@ -6,7 +6,7 @@ import TandemHTTP
 /// Guaranteed: a user's bearer token appears only in the answer to its creation; only its SHA-256 is stored.
 extension AdminAppsEndpoint {
     func registerUsers(in router: inout HTTPRouter) {
-        router.add(.GET, "/admin/apps/{appKey}/users", syncRoute { request throws(AdminFailure) in try self.listUsers(request) })
+        router.add(.GET, "/admin/apps/{appKey}/users", asyncRoute { request throws(AdminFailure) in try await self.listUsers(request) })
         router.add(.POST, "/admin/apps/{appKey}/users", asyncRoute { request throws(AdminFailure) in try await self.addUser(request) })
         router.add(.DELETE, "/admin/apps/{appKey}/users/{userId}", asyncRoute { request throws(AdminFailure) in
             try await self.revokeUser(request)
@@ -18,10 +18,10 @@ extension AdminAppsEndpoint {
         return cospace
     }
 
-    private func listUsers(_ request: Request) throws(AdminFailure) -> Response {
+    private func listUsers(_ request: Request) async throws(AdminFailure) -> Response {
         let key = try Self.appKey(request)
         let registry = try users()
-        guard let list = try call("list app users", { try registry.users(app: key) }) else { throw Self.unknownApp(key) }
+        guard let list = try await call("list app users", { try await registry.users(app: key) }) else { throw Self.unknownApp(key) }
         return AdminJSON.response(.ok, AdminJSON.object(["users": .array(list.map { user in
             AdminJSON.object(["userId": .string(user.id.text), "createdAt": AdminJSON.time(user.createdAt.milliseconds),
                               "revokedAt": user.revokedAt.map { AdminJSON.time($0.milliseconds) } ?? .null])

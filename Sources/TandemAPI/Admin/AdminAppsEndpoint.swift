@@ -79,12 +79,12 @@ public struct AdminAppsEndpoint: Sendable {
     }
 
     public func register(in router: inout HTTPRouter) {
-        router.add(.GET, "/admin/accounts", syncRoute { _ throws(AdminFailure) in try self.listAccounts() })
+        router.add(.GET, "/admin/accounts", asyncRoute { _ throws(AdminFailure) in try await self.listAccounts() })
         router.add(.POST, "/admin/accounts", asyncRoute { request throws(AdminFailure) in try await self.createAccount(request) })
-        router.add(.GET, "/admin/apps", syncRoute { _ throws(AdminFailure) in try self.listApps() })
+        router.add(.GET, "/admin/apps", asyncRoute { _ throws(AdminFailure) in try await self.listApps() })
         router.add(.POST, "/admin/apps", asyncRoute { request throws(AdminFailure) in try await self.createApp(request) })
-        router.add(.GET, "/admin/apps/{appKey}", syncRoute { request throws(AdminFailure) in
-            AdminJSON.response(.ok, AdminJSON.app(try self.details(try Self.appKey(request))))
+        router.add(.GET, "/admin/apps/{appKey}", asyncRoute { request throws(AdminFailure) in
+            AdminJSON.response(.ok, AdminJSON.app(try await self.details(try Self.appKey(request))))
         })
         router.add(.POST, "/admin/apps/{appKey}/rotate-secret", asyncRoute { request throws(AdminFailure) in
             try await self.rotateSecret(request)
@@ -126,8 +126,8 @@ public struct AdminAppsEndpoint: Sendable {
 
     // MARK: - Accounts
 
-    private func listAccounts() throws(AdminFailure) -> Response {
-        let accounts = try call("list accounts") { try registry.accounts() }
+    private func listAccounts() async throws(AdminFailure) -> Response {
+        let accounts = try await call("list accounts") { try await registry.accounts() }
         return AdminJSON.response(.ok, AdminJSON.object(["accounts": .array(accounts.map(AdminJSON.account))]))
     }
 
@@ -144,8 +144,8 @@ public struct AdminAppsEndpoint: Sendable {
 
     // MARK: - Apps
 
-    private func listApps() throws(AdminFailure) -> Response {
-        let apps = try call("list apps") { try registry.apps() }
+    private func listApps() async throws(AdminFailure) -> Response {
+        let apps = try await call("list apps") { try await registry.apps() }
         return AdminJSON.response(.ok, AdminJSON.object(["apps": .array(apps.map(AdminJSON.app))]))
     }
 
@@ -226,11 +226,11 @@ public struct AdminAppsEndpoint: Sendable {
                         _ write: () async throws -> Bool) async throws(AdminFailure) -> Response {
         guard try await call(action, write) else { throw Self.unknownApp(key) }
         logger.info(log, ["appKey": .string(key.text)])
-        return AdminJSON.response(.ok, AdminJSON.app(try details(key)))
+        return AdminJSON.response(.ok, AdminJSON.app(try await details(key)))
     }
 
-    func details(_ key: AppKey) throws(AdminFailure) -> AppDetails {
-        guard let details = try call("read the app", { try registry.appDetails(key: key) }) else { throw Self.unknownApp(key) }
+    func details(_ key: AppKey) async throws(AdminFailure) -> AppDetails {
+        guard let details = try await call("read the app", { try await registry.appDetails(key: key) }) else { throw Self.unknownApp(key) }
         return details
     }
 

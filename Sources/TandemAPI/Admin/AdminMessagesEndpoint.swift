@@ -36,21 +36,21 @@ public struct AdminMessagesEndpoint: Sendable {
     }
 
     public func register(in router: inout HTTPRouter) {
-        router.add(.GET, "/admin/messages", .sync { request in
+        router.add(.GET, "/admin/messages", .async { request in
             if let refusal = self.gate.refusal(request) { return refusal }
             do throws(AdminFailure) {
-                return try self.respond(to: request)
+                return try await self.respond(to: request)
             } catch {
                 return error.response
             }
         })
     }
 
-    func respond(to request: Request) throws(AdminFailure) -> Response {
+    func respond(to request: Request) async throws(AdminFailure) -> Response {
         let (query, shown) = try Self.query(request.query)
         let found: [FoundMessage]
         do {
-            found = try search.search(query, limit: Self.limit)
+            found = try await search.search(query, limit: Self.limit)
         } catch {
             logger.error("admin store failure", ["action": .string("search messages"), "error": .string("\(error)")])
             throw .storeFailed

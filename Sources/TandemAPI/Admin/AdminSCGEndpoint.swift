@@ -25,8 +25,8 @@ public struct AdminSCGEndpoint: Sendable {
     }
 
     public func register(in router: inout HTTPRouter) {
-        router.add(.GET, "/admin/accounts/{productToken}/scg-tokens", admin.syncRoute { request throws(AdminFailure) in
-            try self.list(request)
+        router.add(.GET, "/admin/accounts/{productToken}/scg-tokens", admin.asyncRoute { request throws(AdminFailure) in
+            try await self.list(request)
         })
         router.add(.POST, "/admin/accounts/{productToken}/scg-tokens", admin.asyncRoute { request throws(AdminFailure) in
             try await self.create(request)
@@ -39,9 +39,9 @@ public struct AdminSCGEndpoint: Sendable {
         })
     }
 
-    private func list(_ request: Request) throws(AdminFailure) -> Response {
+    private func list(_ request: Request) async throws(AdminFailure) -> Response {
         let account = try Self.productToken(request)
-        guard let found = try admin.call("list SCG tokens", { try tokens.scgTokens(account: account) }) else {
+        guard let found = try await admin.call("list SCG tokens", { try await tokens.scgTokens(account: account) }) else {
             throw Self.unknownAccount(account)
         }
         return AdminJSON.response(.ok, AdminJSON.object(["tokens": .array(found.map { token in
@@ -95,7 +95,7 @@ public struct AdminSCGEndpoint: Sendable {
         case .takenBy(let other): throw .conflict("the account's app \(other.text) already has sender id \(JSONText.quoted(senderID ?? ""))")
         }
         admin.logger.info("sender id set", ["appKey": .string(key.text)])
-        return AdminJSON.response(.ok, AdminJSON.app(try admin.details(key)))
+        return AdminJSON.response(.ok, AdminJSON.app(try await admin.details(key)))
     }
 
     private static func productToken(_ request: Request) throws(AdminFailure) -> ProductToken {

@@ -57,10 +57,10 @@ public struct CospaceEventService: Sendable {
             guard let app = try directory.app(key: event.app), app.account == account.productToken else {
                 return Self.error(404, "appKey \(event.app.text) is not an app of this account")
             }
-            guard try registry.isActiveUser(app: event.app, user: event.owner) else {
+            guard try await registry.isActiveUser(app: event.app, user: event.owner) else {
                 return Self.error(404, "owner \(event.owner.text) is not a user of this app")
             }
-            devices = try registry.tokens(app: event.app, user: event.owner).entries
+            devices = try await registry.tokens(app: event.app, user: event.owner).entries
         } catch {
             logger.error("cospace owner lookup failed", ["app": .string(event.app.text), "error": .string("\(error)")])
             return CospacePushService.internalError

@@ -41,12 +41,12 @@ public struct CospacePushService: Sendable {
     /// `GET /api/push`.
     public func tokens(authorization: String?) async -> Reply {
         let user: AppUser
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): user = found
         case .failure(let reply): return reply
         }
         do {
-            let stored = try registry.tokens(app: user.app, user: user.id)
+            let stored = try await registry.tokens(app: user.app, user: user.id)
             let app = try directory.app(key: user.app)
             let appSandbox = try await credentials.pushCredentials(for: user.app)?.apns?.sandbox ?? false
             return Reply(status: 200, document: Self.document(stored, senderID: app?.senderID, appSandbox: appSandbox))
@@ -59,7 +59,7 @@ public struct CospacePushService: Sendable {
     /// `POST /api/push`.
     public func change(authorization: String?, body: [UInt8]) async -> Reply {
         let user: AppUser
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): user = found
         case .failure(let reply): return reply
         }
@@ -90,14 +90,14 @@ public struct CospacePushService: Sendable {
     }
 
     /// The user a bearer token names, or the 401 (or 500) answer.
-    func authenticate(_ authorization: String?) -> Result<AppUser, Reply> {
+    func authenticate(_ authorization: String?) async -> Result<AppUser, Reply> {
         guard let authorization, let presented = Self.bearer(authorization), !presented.isEmpty else {
             return .failure(Self.unauthorized("Authorization: Bearer <user token> is required"))
         }
         let hash = AppUserToken.hash(presented)
         let found: (user: AppUser, storedHash: String)?
         do {
-            found = try registry.user(tokenHash: hash)
+            found = try await registry.user(tokenHash: hash)
         } catch {
             logger.error("cospace user lookup failed", ["error": .string("\(error)")])
             return .failure(Self.internalError)

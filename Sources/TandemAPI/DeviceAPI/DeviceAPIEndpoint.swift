@@ -18,7 +18,7 @@ public struct DeviceAPIEndpoint: Sendable {
         router.add(.PUT, "/v1.0/deviceregistrations", .async { await service.update($0) })
         router.add(.DELETE, "/v1.0/deviceregistrations", .async { await service.reset($0) })
         router.add(.POST, "/v1.0/deviceregistrations/voicecall", .async { await service.voiceCall($0) })
-        router.add(.GET, "/v1.0/messages", .sync { service.inbox($0) })
+        router.add(.GET, "/v1.0/messages", .async { await service.inbox($0) })
         router.add(.PUT, "/v1.0/messages", .deferred { service.receipt($0, responder: $1) })
     }
 }

@@ -7,7 +7,7 @@ extension DeviceAPIService {
     /// `GET /v1.0/messages`: the messages pushed through the caller's app to the number it verified,
     /// newest first unless `$orderby` says otherwise, at most `maxTop` per page. An install without a
     /// verified number has an empty inbox.
-    public func inbox(_ request: Request) -> Response {
+    public func inbox(_ request: Request) async -> Response {
         do throws(Refusal) {
             let caller = try authenticate(request)
             let registration = try device(request, caller: caller)
@@ -20,7 +20,7 @@ extension DeviceAPIService {
             guard let msisdn = registration.verifiedNumber else { return Response.json(.ok, query.renderJSON([])) }
             var page = query
             page.top = query.top ?? configuration.maxTop  // without $top, one page of maxTop
-            let messages = try reading { try registry.inbox(app: caller.app.key, msisdn: msisdn, query: page) }
+            let messages = try await reading { try await registry.inbox(app: caller.app.key, msisdn: msisdn, query: page) }
             return Response.json(.ok, query.renderJSON(messages))
         } catch {
             return error.response
@@ -92,7 +92,7 @@ extension DeviceAPIService {
     /// (logged only, when the delivery is final).
     private func recordNotInFlight(_ receipt: CheckedReceipt) async -> Response {
         do throws(Refusal) {
-            try checkStoredTarget(of: receipt)
+            try await checkStoredTarget(of: receipt)
             _ = try await writing { try await scheduler.record(receipt.events.map { (receipt.key, $0) }) }
             return Response.empty(.noContent)
         } catch {
@@ -100,8 +100,8 @@ extension DeviceAPIService {
         }
     }
 
-    private func checkStoredTarget(of receipt: CheckedReceipt) throws(Refusal) {
-        guard let target = try reading({ try registry.receiptTarget(receipt.key) }), target.app == receipt.sender.app,
+    private func checkStoredTarget(of receipt: CheckedReceipt) async throws(Refusal) {
+        guard let target = try await reading({ try await registry.receiptTarget(receipt.key) }), target.app == receipt.sender.app,
               target.recipient == receipt.sender.recipient else { throw Self.unknownUpdateID(receipt.key) }
         if target.isFinal && now() - target.createdAt > configuration.updateIDLifetime { throw Self.unknownUpdateID(receipt.key) }
     }

@@ -42,10 +42,10 @@ struct ProtectionOutlets: Sendable {
 
 extension DeviceAPIService: PrefixBlockControl {
     /// Reads the blocks still active from the store (at start-up, before serving).
-    public func restorePrefixBlocks() throws {
+    public func restorePrefixBlocks() async throws {
         guard let store = protection.store else { return }
         let current = now()
-        let blocks = try store.activePrefixBlocks(now: current)
+        let blocks = try await store.activePrefixBlocks(now: current)
         limits.restore(blocks, now: current)
         if !blocks.isEmpty { logger.info("prefix blocks restored", ["count": .int(Int64(blocks.count))]) }
     }

@@ -30,14 +30,14 @@ public struct SCGMessagingEndpoint: Sendable {
             Self.response(await self.service.create(authorization: Self.authorization(request),
                                                     idempotencyKey: request.headers["idempotency-key"], body: request.body))
         }
-        let list: Handler = .sync { request in
-            Self.response(self.service.list(authorization: Self.authorization(request),
+        let list: Handler = .async { request in
+            Self.response(await self.service.list(authorization: Self.authorization(request),
                                             offset: request.query["offset"], limit: request.query["limit"]))
         }
         router.add(.POST, "/scg-external-api/api/v1/messaging/message_requests", create)
         router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests", list)
-        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}", .sync { request in
-            Self.response(self.service.request(authorization: Self.authorization(request), id: Self.id(request)))
+        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}", .async { request in
+            Self.response(await self.service.request(authorization: Self.authorization(request), id: Self.id(request)))
         })
         router.add(.POST, "/scg-external-api/api/v1/messaging/message_requests/{id}", .async { request in
             Self.response(await self.service.changeState(authorization: Self.authorization(request), id: Self.id(request),
@@ -46,11 +46,11 @@ public struct SCGMessagingEndpoint: Sendable {
         router.add(.DELETE, "/scg-external-api/api/v1/messaging/message_requests/{id}", .async { request in
             Self.response(await self.service.delete(authorization: Self.authorization(request), id: Self.id(request)))
         })
-        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}/messages", .sync { request in
-            Self.response(self.service.recipientMessages(authorization: Self.authorization(request), id: Self.id(request)))
+        router.add(.GET, "/scg-external-api/api/v1/messaging/message_requests/{id}/messages", .async { request in
+            Self.response(await self.service.recipientMessages(authorization: Self.authorization(request), id: Self.id(request)))
         })
-        router.add(.GET, "/scg-external-api/api/v1/messaging/messages/{id}", .sync { request in
-            Self.response(self.service.recipientMessage(authorization: Self.authorization(request), id: Self.id(request)))
+        router.add(.GET, "/scg-external-api/api/v1/messaging/messages/{id}", .async { request in
+            Self.response(await self.service.recipientMessage(authorization: Self.authorization(request), id: Self.id(request)))
         })
     }
 

@@ -3,16 +3,16 @@ import TandemEngine
 
 extension SCGMessagingService {
     /// `GET /messaging/message_requests/{id}`.
-    public func request(authorization: String?, id: String) -> Reply {
-        withMessage(authorization, id) { message in
+    public func request(authorization: String?, id: String) async -> Reply {
+        await withMessage(authorization, id) { message in
             Reply(status: 200, contentType: "application/json", body: SCGViewEncoder.request(message))
         }
     }
 
     /// `GET /messaging/message_requests?offset=&limit=`: newest first; `limit` 1–100 (default 100), `offset` ≥ 0.
-    public func list(authorization: String?, offset offsetText: String?, limit limitText: String?) -> Reply {
+    public func list(authorization: String?, offset offsetText: String?, limit limitText: String?) async -> Reply {
         let account: Account
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
@@ -23,7 +23,7 @@ extension SCGMessagingService {
             return SCGError.field("limit", "limit must be a whole number from 1 to \(Self.maximumLimit)").reply
         }
         do {
-            let page = try messages.scgMessages(account: account.productToken, offset: offset, limit: limit)
+            let page = try await messages.scgMessages(account: account.productToken, offset: offset, limit: limit)
             return Reply(status: 200, contentType: "application/json", body: SCGViewEncoder.list(page.messages, total: page.total))
         } catch {
             return storeFailure("list", error)
@@ -31,21 +31,21 @@ extension SCGMessagingService {
     }
 
     /// `GET /messaging/message_requests/{id}/messages`: every recipient's message, in `to` order.
-    public func recipientMessages(authorization: String?, id: String) -> Reply {
-        withMessage(authorization, id) { message in
+    public func recipientMessages(authorization: String?, id: String) async -> Reply {
+        await withMessage(authorization, id) { message in
             Reply(status: 200, contentType: "application/json",
                   body: SCGViewEncoder.messages(SCGMessageEntry.entries(message), createdAt: message.createdAt))
         }
     }
 
     /// `GET /messaging/messages/{id}`: one recipient's message by its id `<request id>-<n>`.
-    public func recipientMessage(authorization: String?, id: String) -> Reply {
+    public func recipientMessage(authorization: String?, id: String) async -> Reply {
         guard let (requestID, position) = SCGMessageEntry.parseID(id) else {
             // Authenticate first: an unauthenticated caller learns nothing about ids.
-            if case .failure(let error) = authenticate(authorization) { return error.reply }
+            if case .failure(let error) = await authenticate(authorization) { return error.reply }
             return notFound("message", id)
         }
-        return withMessage(authorization, requestID.text) { message in
+        return await withMessage(authorization, requestID.text) { message in
             let entries = SCGMessageEntry.entries(message)
             guard position <= entries.count else { return notFound("message", id) }
             return Reply(status: 200, contentType: "application/json",
@@ -57,12 +57,12 @@ extension SCGMessagingService {
     /// 204 once the cancels are committed.
     public func changeState(authorization: String?, id: String, body: [UInt8]) async -> Reply {
         let account: Account
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
         var message: MessageView
-        switch find(account, id) {
+        switch await find(account, id) {
         case .success(let found): message = found
         case .failure(let reply): return reply
         }
@@ -79,7 +79,7 @@ extension SCGMessagingService {
             return storeFailure("cancel", error)
         }
         if queued > 0 {
-            switch find(account, id) {
+            switch await find(account, id) {
             case .success(let found): message = found
             case .failure(let reply): return reply
             }
@@ -98,7 +98,7 @@ extension SCGMessagingService {
     /// `DELETE /messaging/message_requests/{id}`: hidden from every SCG read (its deliveries carry on); 204.
     public func delete(authorization: String?, id: String) async -> Reply {
         let account: Account
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
@@ -115,22 +115,22 @@ extension SCGMessagingService {
 
     // MARK: Shared
 
-    private func withMessage(_ authorization: String?, _ id: String, _ body: (MessageView) -> Reply) -> Reply {
+    private func withMessage(_ authorization: String?, _ id: String, _ body: (MessageView) async -> Reply) async -> Reply {
         let account: Account
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
-        switch find(account, id) {
-        case .success(let message): return body(message)
+        switch await find(account, id) {
+        case .success(let message): return await body(message)
         case .failure(let reply): return reply
         }
     }
 
-    private func find(_ account: Account, _ id: String) -> Result<MessageView, Reply> {
+    private func find(_ account: Account, _ id: String) async -> Result<MessageView, Reply> {
         guard let guid = GUID(id) else { return .failure(notFound("message request", id)) }
         do {
-            guard let message = try messages.scgMessage(account: account.productToken, id: guid) else {
+            guard let message = try await messages.scgMessage(account: account.productToken, id: guid) else {
                 return .failure(notFound("message request", id))
             }
             return .success(message)

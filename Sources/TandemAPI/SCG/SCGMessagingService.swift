@@ -45,7 +45,7 @@ public final class SCGMessagingService: Sendable {
     /// being stored → 409.
     public func create(authorization: String?, idempotencyKey: String? = nil, body: [UInt8]) async -> Reply {
         let account: Account
-        switch authenticate(authorization) {
+        switch await authenticate(authorization) {
         case .success(let found): account = found
         case .failure(let error): return error.reply
         }
@@ -114,12 +114,12 @@ public final class SCGMessagingService: Sendable {
 
     // MARK: Authentication
 
-    func authenticate(_ header: String?) -> Result<Account, SCGError> {
+    func authenticate(_ header: String?) async -> Result<Account, SCGError> {
         guard let header, let token = Self.bearer(header) else {
             return .failure(SCGError(.unauthorized, "Authorization: Bearer <token> is required"))
         }
         do {
-            switch try authenticator.authenticate(token) {
+            switch try await authenticator.authenticate(token) {
             case .authenticated(let account): return .success(account)
             case .unknown: return .failure(SCGError(.unauthorized, "the bearer token is unknown or revoked"))
             case .disabled: return .failure(SCGError(.accountDisabled, "the account is disabled"))

@@ -40,7 +40,7 @@ public final class SCGTokenAuthenticator: Sendable {
     /// SHA-256 of the token's UTF-8 text: what is stored.
     public static func digest(_ token: String) -> [UInt8] { Digest.hash(.sha256, Array(token.utf8)) }
 
-    public func authenticate(_ token: String) throws -> Outcome {
+    public func authenticate(_ token: String) async throws -> Outcome {
         let digest = Self.digest(token)
         let prefix = Self.prefix(digest)
         let current = now()
@@ -49,7 +49,7 @@ public final class SCGTokenAuthenticator: Sendable {
         // Every candidate is compared (in practice there is at most one), so the time does not depend on which matched.
         for candidate in candidates where ConstantTime.equals(candidate.grant.digest, digest) { match = candidate.grant }
         if match == nil {
-            let found = try tokens.scgTokenGrant(digest: digest)
+            let found = try await tokens.scgTokenGrant(digest: digest)
             held.withLock { table in
                 var entries = (table[prefix] ?? []).filter { current - $0.loadedAt < maximumAge && $0.grant.digest != digest }
                 if let found, ConstantTime.equals(found.digest, digest) { entries.append(Held(grant: found, loadedAt: current)) }

@@ -6,14 +6,14 @@
 /// (callers check, then insert), or that a rotated secret stops being accepted by components that cached it.
 public protocol AppRegistry: Sendable {
     /// Every account, disabled or not, oldest first.
-    func accounts() throws -> [Account]
-    func account(productToken: ProductToken) throws -> Account?
+    func accounts() async throws -> [Account]
+    func account(productToken: ProductToken) async throws -> Account?
     /// Stores a new account; its product token must be new.
     func insert(_ account: Account) async throws
     /// Every app with its account's name and push credentials, oldest first.
-    func apps() throws -> [AppSummary]
+    func apps() async throws -> [AppSummary]
     /// One app with its registration counts; nil when no app has the key.
-    func appDetails(key: AppKey) throws -> AppDetails?
+    func appDetails(key: AppKey) async throws -> AppDetails?
     /// Stores a new app under the account with `app.account` (which must exist).
     func insert(_ app: App) async throws
     /// Replaces the app's secret: requests signed with the old one are refused from then on.

@@ -14,15 +14,15 @@ public protocol CospaceRegistry: Sendable {
     /// with the new token.
     func addUser(app: AppKey, user: AppUserID, tokenHash: String, at: Timestamp) async throws -> AppUserAddition
     /// The app's users, active and revoked, oldest first; nil when no app has the key.
-    func users(app: AppKey) throws -> [AppUser]?
+    func users(app: AppKey) async throws -> [AppUser]?
     /// Whether `user` is an active (not revoked) user of `app`.
-    func isActiveUser(app: AppKey, user: AppUserID) throws -> Bool
+    func isActiveUser(app: AppKey, user: AppUserID) async throws -> Bool
     /// Revokes `user`: its token stops working and its push tokens are deleted.
     func revokeUser(app: AppKey, user: AppUserID, at: Timestamp) async throws -> AppUserRevocation
     /// The user whose token has this SHA-256 (lower-case hex), active or revoked, and the stored hash.
-    func user(tokenHash: String) throws -> (user: AppUser, storedHash: String)?
+    func user(tokenHash: String) async throws -> (user: AppUser, storedHash: String)?
     /// The user's live tokens (not Invalid), oldest first.
-    func tokens(app: AppKey, user: AppUserID) throws -> CospaceTokens
+    func tokens(app: AppKey, user: AppUserID) async throws -> CospaceTokens
     /// Adds `token` for the user, or updates it when the user has it already (a token declared dead lives
     /// again). A token another registration of the app holds moves to this user.
     func addToken(_ token: CospaceToken, app: AppKey, user: AppUserID, at: Timestamp) async throws
@@ -30,7 +30,7 @@ public protocol CospaceRegistry: Sendable {
     @discardableResult
     func deleteToken(_ token: PushToken, platform: Platform, app: AppKey, user: AppUserID) async throws -> Bool
     /// How many active users and cospace tokens (live or not) the app has.
-    func cospaceCounts(app: AppKey) throws -> (users: Int, tokens: Int)
+    func cospaceCounts(app: AppKey) async throws -> (users: Int, tokens: Int)
 }
 
 public enum AppUserAddition: Sendable, Hashable {

@@ -16,12 +16,12 @@ public protocol DeviceRegistry: Sendable {
 
     /// Who may report receipts for the delivery with this key (its `UpdateID`); nil when there is none.
     /// (A receipt for a delivery in flight is checked by the scheduler, which holds it; this is for the others.)
-    func receiptTarget(_ key: DeliveryKey) throws -> ReceiptTarget?
+    func receiptTarget(_ key: DeliveryKey) async throws -> ReceiptTarget?
 
     /// The messages pushed to `msisdn` for `app`, filtered, ordered and paged by `query` exactly as
     /// ``ODataQuery/apply(to:)`` would (the reference semantics); each backend translates the typed query itself.
     /// `query.top` nil means every message.
-    func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) throws -> [InboxMessage]
+    func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) async throws -> [InboxMessage]
 }
 
 /// What decides whether an install may acknowledge or read a delivery.

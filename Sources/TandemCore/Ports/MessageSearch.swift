@@ -5,7 +5,7 @@
 /// recipients of each message. Not guaranteed: that a recipient still waiting in a bulk message's spool is
 /// found by its number (it has no delivery row yet; a search by id or reference lists it as queued).
 public protocol MessageSearch: Sendable {
-    func search(_ query: MessageQuery, limit: Int) throws -> [FoundMessage]
+    func search(_ query: MessageQuery, limit: Int) async throws -> [FoundMessage]
 }
 
 /// One way to find messages.

@@ -37,5 +37,5 @@ public protocol RecipientSpoolStore: Sendable {
     /// Up to `limit` unstarted recipients, or nil when none wait: of `message` when given; otherwise of the
     /// oldest spooled message in the first queue after `afterQueue` (wrapping around to the first queue), so
     /// that queues — sending accounts — take turns and one account's large send does not hold up another's.
-    func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) throws -> SpoolChunk?
+    func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) async throws -> SpoolChunk?
 }

@@ -36,12 +36,12 @@ public protocol SCGTokenStore: Sendable {
     /// the product token.
     func insertSCGToken(account: ProductToken, digest: [UInt8], label: String, createdAt: Timestamp) async throws -> SCGTokenInfo?
     /// The account's tokens, oldest first, revoked ones included; nil when no account has the product token.
-    func scgTokens(account: ProductToken) throws -> [SCGTokenInfo]?
+    func scgTokens(account: ProductToken) async throws -> [SCGTokenInfo]?
     /// Revokes the account's token `id`; false when the account has no such live token.
     func revokeSCGToken(account: ProductToken, id: Int64, at: Timestamp) async throws -> Bool
     /// The token with this SHA-256 digest and its account, unless revoked (a disabled account's included:
     /// the caller refuses it). One indexed read.
-    func scgTokenGrant(digest: [UInt8]) throws -> SCGTokenGrant?
+    func scgTokenGrant(digest: [UInt8]) async throws -> SCGTokenGrant?
 }
 
 /// What the SCG messaging API reads and changes about its own messages (those sent with `api` `scg`).
@@ -49,10 +49,10 @@ public protocol SCGTokenStore: Sendable {
 /// is never returned.
 public protocol SCGMessageStore: Sendable {
     /// The account's SCG message, unless deleted (hidden).
-    func scgMessage(account: ProductToken, id: GUID) throws -> MessageView?
+    func scgMessage(account: ProductToken, id: GUID) async throws -> MessageView?
     /// The account's SCG messages that are not deleted, newest first, `offset` of them skipped and at most
     /// `limit` returned, with how many there are in all.
-    func scgMessages(account: ProductToken, offset: Int, limit: Int) throws -> (messages: [MessageView], total: Int)
+    func scgMessages(account: ProductToken, offset: Int, limit: Int) async throws -> (messages: [MessageView], total: Int)
     /// Hides the message from every SCG read (its deliveries carry on); false when the account has no such
     /// visible SCG message.
     func hideSCGMessage(account: ProductToken, id: GUID) async throws -> Bool

@@ -48,7 +48,7 @@ public struct Administration: Sendable {
         let name = try Self.checked(name)
         let found: Account?
         do {
-            found = try registry.account(productToken: token)
+            found = try await registry.account(productToken: token)
         } catch {
             throw .store("cannot read the account: \(error)")
         }

@@ -140,7 +140,7 @@ public actor SpoolDrainer {
         defer {
             if stepWaiters.isEmpty { stepping = false } else { stepWaiters.removeFirst().resume() }
         }
-        guard let chunk = try spool.nextSpoolChunk(limit: configuration.chunk, message: message, afterQueue: lastQueue) else {
+        guard let chunk = try await spool.nextSpoolChunk(limit: configuration.chunk, message: message, afterQueue: lastQueue) else {
             return nil
         }
         if message == nil { lastQueue = chunk.queue }
