@@ -305,11 +305,7 @@ extension SQLiteDeliveryStore {
     /// A presentation as the `messages.presentation` column holds it: nil (NULL) when empty, else its JSON.
     static func presentationText(_ presentation: SharedPresentation) throws(StoreError) -> String? {
         guard !presentation.isEmpty else { return nil }
-        do {
-            return String(decoding: try JSONEncoder().encode(presentation.wrappedValue), as: UTF8.self)
-        } catch {
-            throw .encoding(column: "messages.presentation", message: "\(error)")
-        }
+        return try PresentationWriter.write(presentation.wrappedValue)
     }
 
     /// The presentation a `messages.presentation` value holds.
