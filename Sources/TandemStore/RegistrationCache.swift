@@ -3,9 +3,12 @@ import TandemCore
 
 /// Device registrations as last committed, by DeviceID, so that the device API's requests — every one
 /// names its install — do not read the database for them (a read after each commit starts on a cold page
-/// cache in WAL mode: several page reads and two lock calls per request).
+/// cache in WAL mode: several page reads and two lock calls per request). Beside them, in the same way: BWMI
+/// devices by token, the intake's routing registrations (``Store/registration(app:device:)``) and myMSP's
+/// active recipients by user and id (a myMSP `send` then reads no recipient or registration row).
 ///
-/// Correct because every write to `registrations` is made by this process through ``Store``, and each
+/// Correct because every write to `registrations` and `mymsp_recipients` is made by this process through
+/// ``Store`` (or ``SQLiteDeliveryStore``'s dead-token invalidation, which shares this cache), and each
 /// invalidates what it changed once it has committed (``invalidate(_:)``, ``invalidateAll()``). A reader
 /// that missed caches what it read only if no invalidation happened since before its read began (a
 /// generation counter, checked and updated under one lock), so a value read before a commit is never cached
