@@ -269,6 +269,10 @@ extension AllowedChannels {
     var storedText: String? {
         switch self {
         case .all: nil
+        // The sets there are, spelled out: this runs on the writer's thread for every message.
+        case .only(let channels) where channels == [.push]: #"["Push"]"#
+        case .only(let channels) where channels == [.sms]: #"["SMS"]"#
+        case .only(let channels) where channels.isEmpty: "[]"
         case .only(let channels):
             "[" + channels.map(\.wireName).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
         }
