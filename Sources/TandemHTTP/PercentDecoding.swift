@@ -35,6 +35,28 @@ enum PercentDecoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Decodes `%XX` escapes and `+` (as a space) in form-encoded bytes: what ``decode(_:plusIsSpace:)`` makes
+    /// of the same bytes as text, with `plusIsSpace`.
+    static func decode(bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) {
+                out.append(hi << 4 | lo)
+                i += 3
+                continue
+            }
+            out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

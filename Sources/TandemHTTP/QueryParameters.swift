@@ -33,6 +33,31 @@ public struct QueryParameters: Sendable, Sequence, Equatable {
         }
     }
 
+    /// Parses an `application/x-www-form-urlencoded` body: the same pairs as
+    /// `init(rawQuery: String(decoding: body, as: UTF8.self))`. An all-ASCII body (what form encoding
+    /// produces) is split byte by byte, without a `String` of the whole body or a walk over its characters;
+    /// any other goes the way of ``init(rawQuery:)`` (where a combining mark after `&` or `=` joins it).
+    public init(formBody body: [UInt8]) {
+        guard body.allSatisfy({ $0 < 0x80 }) else {
+            self.init(rawQuery: String(decoding: body, as: UTF8.self))
+            return
+        }
+        var pairs: [Element] = []
+        for part in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            if let eq = part.firstIndex(of: UInt8(ascii: "=")) {
+                pairs.append((name: PercentDecoding.decode(bytes: part[..<eq]),
+                              value: PercentDecoding.decode(bytes: part[part.index(after: eq)...])))
+            } else {
+                pairs.append((name: PercentDecoding.decode(bytes: part), value: ""))
+            }
+        }
+        self.init(pairs: pairs)
+    }
+
+    private init(pairs: [Element]) {
+        self.pairs = pairs
+    }
+
     /// The number of pairs, counting repeats.
     public var count: Int { pairs.count }
 

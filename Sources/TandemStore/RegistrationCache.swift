@@ -3,9 +3,12 @@ import TandemCore
 
 /// Device registrations as last committed, by DeviceID, so that the device API's requests — every one
 /// names its install — do not read the database for them (a read after each commit starts on a cold page
-/// cache in WAL mode: several page reads and two lock calls per request).
+/// cache in WAL mode: several page reads and two lock calls per request). Beside them, in the same way: BWMI
+/// devices by token, the intake's routing registrations (``Store/registration(app:device:)``) and myMSP's
+/// active recipients by user and id (a myMSP `send` then reads no recipient or registration row).
 ///
-/// Correct because every write to `registrations` is made by this process through ``Store``, and each
+/// Correct because every write to `registrations` and `mymsp_recipients` is made by this process through
+/// ``Store`` (or ``SQLiteDeliveryStore``'s dead-token invalidation, which shares this cache), and each
 /// invalidates what it changed once it has committed (``invalidate(_:)``, ``invalidateAll()``). A reader
 /// that missed caches what it read only if no invalidation happened since before its read began (a
 /// generation counter, checked and updated under one lock), so a value read before a commit is never cached
@@ -22,7 +25,19 @@ final class RegistrationCache: Sendable {
         /// so that invalidating a device forgets it under its token too.
         var bwmi: [BWMITokenKey: BWMIDevice] = [:]
         var bwmiKeys: [DeviceID: BWMITokenKey] = [:]
+        /// Registrations as the intake routes them (``Store/registration(app:device:)``).
+        var routing: [DeviceID: Registration] = [:]
+        /// Active myMSP recipients that can be pushed (``Store/mymspActiveRecipients(user:ids:groups:)``), by
+        /// user and recipient id, and the key of each by DeviceID.
+        var mymsp: [MyMSPKey: MyMSPRecipient] = [:]
+        var mymspKeys: [DeviceID: MyMSPKey] = [:]
         var generation: UInt64 = 0
+    }
+
+    /// A myMSP recipient's lookup key: its user and its recipient id.
+    struct MyMSPKey: Hashable, Sendable {
+        let user: Int64
+        let recipient: Int64
     }
 
     /// A BWMI device's lookup key: its app and its push token.
@@ -84,13 +99,69 @@ final class RegistrationCache: Sendable {
         return loaded
     }
 
+    /// The cached routing registration of `device`, or what `load` reads (cached, like a registration, if
+    /// nothing was invalidated meanwhile; an unknown device is not cached). The same invalidations apply.
+    func routingRegistration(_ device: DeviceID, load: () throws(StoreError) -> Registration?) throws(StoreError) -> Registration? {
+        let generation: UInt64
+        do {
+            let (cached, current) = state.withLock { ($0.routing[device], $0.generation) }
+            if let cached { return cached }
+            generation = current
+        }
+        let read = try load()
+        guard let loaded = read, capacity > 0 else { return read }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.routing.count >= capacity, state.routing[device] == nil {
+                state.routing.remove(at: state.routing.startIndex)
+            }
+            state.routing[device] = loaded
+        }
+        return loaded
+    }
+
+    /// The cached active myMSP recipients of `user` among `ids`, in their order, when every one is cached;
+    /// nil (read them) when any is not — an inactive, unknown or unpushable one is never cached.
+    func mymspRecipients(user: Int64, ids: [Int64]) -> (found: [MyMSPRecipient]?, generation: UInt64) {
+        state.withLock { state in
+            var found: [MyMSPRecipient] = []
+            found.reserveCapacity(ids.count)
+            for id in ids {
+                guard let recipient = state.mymsp[MyMSPKey(user: user, recipient: id)] else { return (nil, state.generation) }
+                found.append(recipient)
+            }
+            return (found, state.generation)
+        }
+    }
+
+    /// Caches active recipients of `user` as read, unless something was invalidated since `generation`
+    /// (taken before the read began).
+    func cacheMyMSPRecipients(user: Int64, _ recipients: [MyMSPRecipient], readSince generation: UInt64) {
+        guard capacity > 0, !recipients.isEmpty else { return }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            for recipient in recipients where recipient.active {
+                let key = MyMSPKey(user: user, recipient: recipient.id)
+                if state.mymsp.count >= capacity, state.mymsp[key] == nil, let evicted = state.mymsp.first {
+                    state.mymsp[evicted.key] = nil
+                    state.mymspKeys[evicted.value.device] = nil
+                }
+                if let previous = state.mymspKeys[recipient.device], previous != key { state.mymsp[previous] = nil }
+                state.mymsp[key] = recipient
+                state.mymspKeys[recipient.device] = key
+            }
+        }
+    }
+
     /// Forgets `devices`, after a commit that changed them.
     func invalidate(_ devices: some Sequence<DeviceID>) {
         state.withLock { state in
             state.generation &+= 1
             for device in devices {
                 state.entries[device] = nil
+                state.routing[device] = nil
                 if let key = state.bwmiKeys.removeValue(forKey: device) { state.bwmi[key] = nil }
+                if let key = state.mymspKeys.removeValue(forKey: device) { state.mymsp[key] = nil }
             }
         }
     }
@@ -102,9 +173,14 @@ final class RegistrationCache: Sendable {
             state.entries.removeAll()
             state.bwmi.removeAll()
             state.bwmiKeys.removeAll()
+            state.routing.removeAll()
+            state.mymsp.removeAll()
+            state.mymspKeys.removeAll()
         }
     }
 
     var count: Int { state.withLock { $0.entries.count } }
     var bwmiCount: Int { state.withLock { $0.bwmi.count } }
+    var routingCount: Int { state.withLock { $0.routing.count } }
+    var mymspCount: Int { state.withLock { $0.mymsp.count } }
 }

@@ -4,15 +4,23 @@ import TandemCore
 /// push tokens addressed directly (``PushAddressRegistry``).
 extension Store: PushAddressRegistry {
     /// The registration with this device id if it belongs to `app`; nil otherwise.
+    /// Through the registration cache: a registration's app never changes, so one cached for another app is not this app's.
     public func registration(app: AppKey, device: DeviceID) throws(StoreError) -> Registration? {
-        try read { (db: Connection) throws(StoreError) -> Registration? in
-            guard let row = try db.queryFirst("""
-                SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled, r.apns_sandbox,
-                   COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic
-                FROM registrations r JOIN apps p ON p.id = r.app_id WHERE r.device_id = ? AND p.app_key = ?
-                """, [.text(device.text), .text(app.text)]) else { return nil }
-            return try Self.routingRegistration(row, app: app)
+        if let cached = try registrations.routingRegistration(device, load: { () throws(StoreError) -> Registration? in
+            try read { (db: Connection) throws(StoreError) -> Registration? in
+                guard let row = try db.queryFirst("""
+                    SELECT r.device_id, r.msisdn, r.platform, r.push_token, r.status, r.notifications_enabled, r.apns_sandbox,
+                       COALESCE(r.apns_topic, substr(r.application_id, 12)) AS apns_topic, p.app_key
+                    FROM registrations r JOIN apps p ON p.id = r.app_id WHERE r.device_id = ?
+                    """, [.text(device.text)]) else { return nil }
+                let keyText = try row.get("app_key", as: String.self)
+                guard let owner = AppKey(keyText) else { throw StoreError.decoding(column: "apps.app_key", message: keyText) }
+                return try Self.routingRegistration(row, app: owner)
+            }
+        }) {
+            return cached.app == app ? cached : nil
         }
+        return nil
     }
 
     /// The registration of `app` that holds `token` (whatever created it), else a new one with origin

@@ -159,17 +159,19 @@ extension Store: MyMSPDirectory {
 
     public func mymspUnsubscribe(user: MyMSPUser, recipient: Int64, deactivate: Bool, subject: String, destination: String,
                                  at now: Timestamp) async throws(StoreError) -> Bool? {
-        try await write { (db: Connection) throws(StoreError) -> Bool? in
-            guard let found = try Self.recipient(user: user.id, id: recipient, on: db) else { return nil }
-            guard found.active else { return false }
+        let (outcome, deactivated) = try await write { (db: Connection) throws(StoreError) -> (Bool?, DeviceID?) in
+            guard let found = try Self.recipient(user: user.id, id: recipient, on: db) else { return (nil, nil) }
+            guard found.active else { return (false, nil) }
             if deactivate {
                 _ = try db.run("UPDATE mymsp_recipients SET active = 0, updated_at = ? WHERE recipient_id = ?",
                                [.integer(now.milliseconds), .integer(recipient)])
             }
             try Self.insertEvent(user: user.id, action: deactivate ? .unsubscribeAll : .unsubscribe, recipient: recipient,
                                  destination: destination, subject: subject, at: now, on: db)
-            return true
+            return (true, deactivate ? found.device : nil)
         }
+        if let deactivated { registrations.invalidate([deactivated]) }
+        return outcome
     }
 
     public func mymspReserveNumbers(_ count: Int) async throws(StoreError) -> ClosedRange<Int64> {
@@ -198,7 +200,21 @@ extension Store: MyMSPDirectory {
                   .text(subject), .integer(now.milliseconds)])
     }
 
+    /// Recipients named by id alone are answered from the registration cache when every one is there (each change to
+    /// a recipient or its registration invalidates it); otherwise, or with groups, read.
     public func mymspActiveRecipients(user: Int64, ids: [Int64], groups: [String]) throws(StoreError) -> [MyMSPRecipient] {
+        guard groups.isEmpty, !ids.isEmpty else { return try readActiveRecipients(user: user, ids: ids, groups: groups) }
+        let (cached, generation) = registrations.mymspRecipients(user: user, ids: ids)
+        if let cached {
+            var seen = Set<Int64>()
+            return cached.filter { seen.insert($0.id).inserted }
+        }
+        let read = try readActiveRecipients(user: user, ids: ids, groups: groups)
+        registrations.cacheMyMSPRecipients(user: user, read, readSince: generation)
+        return read
+    }
+
+    private func readActiveRecipients(user: Int64, ids: [Int64], groups: [String]) throws(StoreError) -> [MyMSPRecipient] {
         try read { (db: Connection) throws(StoreError) -> [MyMSPRecipient] in
             var named = ids
             for group in groups {

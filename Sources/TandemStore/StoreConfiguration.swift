@@ -30,7 +30,8 @@ public struct StoreConfiguration: Sendable, Hashable {
     /// copies the last pages itself between two transactions (see `Checkpointer`). A longer log costs disk
     /// and recovery time but copies less: pages written several times are copied once per restart.
     public var checkpointRestartFactor: Int
-    /// Device registrations kept in memory for the device API (see `RegistrationCache`); 0 reads each time.
+    /// Device registrations kept in memory (see `RegistrationCache`): the device API's, the intake's routing registrations,
+    /// myMSP's active recipients and BWMI devices, each up to this many; 0 reads each time.
     public var registrationCacheCapacity: Int
 
     public init(

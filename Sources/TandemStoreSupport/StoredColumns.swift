@@ -8,6 +8,10 @@ extension AllowedChannels {
     package var storedText: String? {
         switch self {
         case .all: nil
+        // The sets there are, spelled out: this runs for every message.
+        case .only(let channels) where channels == [.push]: #"["Push"]"#
+        case .only(let channels) where channels == [.sms]: #"["SMS"]"#
+        case .only(let channels) where channels.isEmpty: "[]"
         case .only(let channels):
             "[" + channels.map(\.wireName).sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
         }
@@ -34,11 +38,7 @@ extension AllowedChannels {
 package enum PresentationColumn {
     package static func text(_ presentation: SharedPresentation) throws(ColumnCodingError) -> String? {
         guard !presentation.isEmpty else { return nil }
-        do {
-            return String(decoding: try JSONEncoder().encode(presentation.wrappedValue), as: UTF8.self)
-        } catch {
-            throw ColumnCodingError(message: "\(error)")
-        }
+        return try PresentationWriter.write(presentation.wrappedValue)
     }
 
     package static func presentation(from text: String?) throws(ColumnCodingError) -> PushPresentation {

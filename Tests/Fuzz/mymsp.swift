@@ -1,5 +1,5 @@
 // libFuzzer harness: myMSP's request parameters — a query string or an `application/x-www-form-urlencoded` body
-// (`QueryParameters`, as `MyMSPEndpoint` reads both) checked by `MyMSPCodec` for every method (the credentials with
+// (`QueryParameters`, as `MyMSPEndpoint` reads both; a body's bytes parse as its text) checked by `MyMSPCodec` for every method (the credentials with
 // and without `pwd`, subscribe, updatekey, unsubscribe, get, send, the event poll) — and the text answers built from
 // what was accepted (`MyMSPAnswer`: cleaning, `get`'s lines, the poll's records). Built and run by scripts/fuzz.sh;
 // not part of the SwiftPM package.
@@ -12,6 +12,10 @@ public func fuzzMyMSP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzInput {
         let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
         let parameters: MyMSPCodec.Parameters = QueryParameters(rawQuery: text).map { ($0.name, $0.value) }
+        // A POST body is read as bytes (`MyMSPEndpoint`): the same pairs as its text.
+        guard QueryParameters(formBody: Array(UnsafeBufferPointer(start: data, count: size))) == QueryParameters(rawQuery: text) else {
+            fatalError("a form body parses otherwise as bytes than as text")
+        }
         for password in [false, true] {
             if let credentials = try? MyMSPCodec.credentials(parameters, password: password) {
                 guard !credentials.user.isEmpty, (credentials.password != nil) == password,

@@ -59,6 +59,27 @@ struct MessageIntakeTests {
         #expect(inFlight.first?.recipient.device != nil)
     }
 
+    @Test("an app the adapter already holds is used as it is, still only for its own account; any other is read")
+    func knownApps() async throws {
+        let h = try await GatewayHarness()
+        defer { Task { await h.close() } }
+        let number = try #require(MSISDN("+31612345678"))
+        // As an adapter's cache holds it: another default type than the stored one.
+        let held = App(key: h.appA.key, secret: h.appA.secret, name: h.appA.name, account: h.appA.account,
+                       defaultMessageType: .otp, createdAt: 0)
+        let submit = { (knownApps: [App], account: Account) async -> IntakeResult in
+            await h.intake.submit(IntakeRequest(account: account, messages: [self.command([.msisdn(number)], app: h.appA.key)],
+                                                knownApps: knownApps)) { _ in
+                .commit(WireReply(status: 200, contentType: "text/plain", body: []))
+            }
+        }
+        #expect(outcomes(await submit([held], h.accountA)) == [.accepted])
+        #expect(outcomes(await submit([h.appB], h.accountA)) == [.accepted])  // not the message's app: read
+        #expect(try h.rows("SELECT message_type FROM messages ORDER BY id") == [[.text("OTP")], [.text("Default")]])
+        guard case .stored(let refused, _) = await submit([held], h.accountB) else { Issue.record("not answered"); return }
+        #expect(refused.messages == [.rejected(.unknownApp(h.appA.key))])
+    }
+
     @Test("push addresses naming no app of the account, or another app than the message's, are refused one by one")
     func pushAddressRefusals() async throws {
         let h = try await GatewayHarness()

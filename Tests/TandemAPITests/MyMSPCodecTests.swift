@@ -40,6 +40,17 @@ struct MyMSPCodecTests {
         #expect(Self.error { () throws(MyMSPError) in try MyMSPCodec.credentials(Self.params(query), password: password) } == expected)
     }
 
+    @Test("parameter names match ASCII case-insensitively, and only so")
+    func nameMatching() {
+        let parameters: P = [("uSeR", "a"), ("PWD", "b"), ("recipient\u{212A}", "c"), ("me$sage", "d"), ("kéy", "e"), ("@", "f")]
+        #expect(MyMSPCodec.value(parameters, "user") == "a" && MyMSPCodec.value(parameters, "pwd") == "b")
+        #expect(MyMSPCodec.value(parameters, "recipientk") == nil)  // the Kelvin sign lowercases to k: not ASCII
+        #expect(MyMSPCodec.value(parameters, "me$SAGE") == "d" && MyMSPCodec.value(parameters, "me4sage") == nil)
+        #expect(MyMSPCodec.value(parameters, "key") == nil)
+        #expect(MyMSPCodec.value(parameters, "`") == nil && MyMSPCodec.value(parameters, "@") == "f")
+        #expect(MyMSPCodec.value(parameters, "kÉy") == nil && MyMSPCodec.value(parameters, "kéy") == "e")
+    }
+
     @Test("credentials keep the first value of each name and no password for app methods")
     func credentialValues() throws {
         let app = try MyMSPCodec.credentials(Self.params("user=dpn&pwd=ignored"), password: false)

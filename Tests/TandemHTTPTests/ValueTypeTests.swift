@@ -18,6 +18,24 @@ struct ValueTypeTests {
         #expect(query.count == 7)
     }
 
+    @Test("a form body read as bytes gives the pairs its text gives")
+    func formBody() {
+        let samples = ["a=1&b=x+y&a=2&c&%41=%zz&=v&&d=e=f", "", "&", "=", "%", "%4", "%41%", "a=%E2%82%AC+%2B", "a=%C3&b=%A9",
+                       "a=\u{301}&\u{301}b=1", "é=ü&x=%C3%A9", "a=1\r\n&b=2", "user=bench&pwd=p%26w&message=Hello+from+the+benchmark"]
+        // Random bodies over the bytes that matter to form encoding, and some outside ASCII (invalid UTF-8 included).
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = Array("ab=&%+2AFz".utf8) + [0x0D, 0x0A, 0xC3, 0xA9, 0xCC, 0x81, 0xFF]
+        var bodies = samples.map { Array($0.utf8) }
+        for _ in 0..<2_000 {
+            bodies.append((0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        for body in bodies {
+            #expect(QueryParameters(formBody: body) == QueryParameters(rawQuery: String(decoding: body, as: UTF8.self)), "\(body)")
+        }
+        let query = QueryParameters(formBody: Array("user=bench&pwd=p%26w&message=Hello+there".utf8))
+        #expect(query["pwd"] == "p&w" && query["message"] == "Hello there" && query.count == 3)
+    }
+
     @Test("headers keep order and duplicates and look up case-insensitively")
     func headers() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]

@@ -165,6 +165,24 @@ struct SimulatorPushTests {
         #expect((0..<1_000).map { _ in unit.nextUnit() }.allSatisfy { (0..<1).contains($0) })
     }
 
+    @Test("pushes get their verdicts after the latency on the clock, several waiting on one timer, not before")
+    func latency() async {
+        let clock = SimulatorTestClock()
+        let simulator = PushSimulator(settings: Self.settings { $0.latency = .milliseconds(20) }, clock: clock)
+        let verdicts = Collected<[DeviceID: PushVerdict]>()
+        for key in 1...3 {
+            Task { verdicts.append(contentsOf: [await simulator.send(Self.push(Int64(key), tokens: ["noack-\(key)"]))]) }
+        }
+        #expect(await eventually { clock.sleeperCount > 0 })
+        clock.advance(by: .milliseconds(19))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(verdicts.all.isEmpty && simulator.log.isEmpty)
+        #expect(await eventually { clock.sleeperCount == 1 })  // the queue's one task, not a sleep per push
+        clock.advance(by: .milliseconds(1))
+        #expect(await eventually { verdicts.all.count == 3 })
+        #expect(verdicts.all.allSatisfy { $0 == [Self.device(1): .accepted] } && simulator.log.count == 3)
+    }
+
     @Test("a push cancelled while the simulated service is slow gets no verdicts")
     func cancelledWhileQueued() async {
         let simulator = PushSimulator(settings: Self.settings { $0.latency = .seconds(60) })

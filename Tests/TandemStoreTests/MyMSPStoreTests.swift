@@ -123,6 +123,48 @@ struct MyMSPStoreTests {
         }
     }
 
+    @Test("recipients by id and their routing registrations come from the cache once read; each change is seen at once")
+    func cachedRecipients() async throws {
+        try await withUser { store, user in
+            for token in ["a", "b"] {
+                _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .fcm, key: try #require(PushToken(token)),
+                                                   subject: "", destination: "/s", at: Self.t0)
+            }
+            let app = try #require(try store.mymspUser(name: "dpnuser")).app
+            let both = try store.mymspActiveRecipients(user: user.id, ids: [2_000_002, 2_000_001, 2_000_002], groups: [])
+            #expect(both.map(\.id) == [2_000_002, 2_000_001] && store.registrations.mymspCount == 2)
+            let device = both[1].device
+            #expect(try store.registration(app: app, device: device)?.pushToken == PushToken("a"))
+            #expect(store.registrations.routingCount == 1)
+            #expect(try store.registration(app: AppKey(try Fixture.guid(0x2)), device: device) == nil)  // not that app's
+            // A row changed behind the store's back is not seen: what is answered comes from the cache.
+            try await store.write { (db: Connection) throws(StoreError) in
+                _ = try db.run("UPDATE mymsp_recipients SET active = 0 WHERE recipient_id = 2000002")
+                _ = try db.run("UPDATE registrations SET msisdn = '+31612345678' WHERE device_id = ?", [.text(device.text)])
+            }
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001, 2_000_002], groups: []).count == 2)
+            #expect(try store.registration(app: app, device: device)?.msisdn == nil)
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_002], groups: ["none"]).isEmpty)  // groups: read
+            store.registrations.invalidateAll()
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001, 2_000_002], groups: []).map(\.id) == [2_000_001])
+            #expect(try store.registration(app: app, device: device)?.msisdn == MSISDN("+31612345678"))
+            // unsubscribeall, a dead key (the delivery store's invalidation) and updatekey are seen at once.
+            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: true, subject: "",
+                                                     destination: "/ua", at: Self.t0) == true)
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001], groups: []).isEmpty)
+            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .fcm, key: try #require(PushToken("c")),
+                                                   at: Self.t0) == .done(recipient: 2_000_001, reactivated: true))
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001], groups: []).count == 1)
+            #expect(try store.registration(app: app, device: device)?.pushToken == PushToken("c"))
+            try await store.write { (db: Connection) throws(StoreError) in
+                _ = try db.run("UPDATE registrations SET status = 'Invalid' WHERE device_id = ?", [.text(device.text)])
+            }
+            store.registrations.invalidate([device])  // what SQLiteDeliveryStore does after its commit
+            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001], groups: []).isEmpty)
+            #expect(try store.registration(app: app, device: device)?.status == .invalid)
+        }
+    }
+
     @Test("events are queued for the event URL and due one at a time per URL, in order")
     func outboxOrder() async throws {
         try await withUser { store, user in

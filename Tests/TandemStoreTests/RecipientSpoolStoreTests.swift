@@ -10,6 +10,8 @@ struct RecipientSpoolStoreTests {
         for channels in [AllowedChannels.all, .only([.sms]), .only([.push]), .only([.sms, .push]), .only([])] {
             #expect(AllowedChannels(storedText: channels.storedText) == channels)
         }
+        #expect([AllowedChannels.all, .only([.push]), .only([.sms]), .only([.push, .sms]), .only([])].map(\.storedText)
+                == [nil, #"["Push"]"#, #"["SMS"]"#, #"["Push","SMS"]"#, "[]"])
         for bad in ["", "SMS", "[SMS]", #"["Email"]"#, #"["SMS""#, #"["SMS",]"#] {
             #expect(AllowedChannels(storedText: bad) == nil, "\(bad)")
         }

@@ -71,8 +71,16 @@ public enum MyMSPCodec {
 
     /// The first value of `name` (ASCII case-insensitive), nil when absent.
     static func value(_ parameters: Parameters, _ name: String) -> String? {
-        let lower = name.lowercased()
-        return parameters.first { $0.name.count == name.count && $0.name.lowercased() == lower }?.value
+        parameters.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+
+    /// Whether `a` and `b` are the same bytes when ASCII letters are compared case-insensitively (no lowered
+    /// copies: every method looks up several names among every parameter).
+    static func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (0x61...0x7A).contains(x | 0x20))
+        }
     }
 
     /// An optional parameter: nil when absent or empty.

@@ -40,7 +40,7 @@ public struct MyMSPEndpoint: Sendable {
     private func handle(_ request: Request, method: MyMSPService.Method, path: String) async -> Response {
         var parameters: MyMSPCodec.Parameters = []
         if request.method == .POST, !request.body.isEmpty {
-            parameters = QueryParameters(rawQuery: String(decoding: request.body, as: UTF8.self)).map { ($0.name, $0.value) }
+            parameters = QueryParameters(formBody: request.body).map { ($0.name, $0.value) }
         }
         parameters += request.query.map { ($0.name, $0.value) }
         let reply = await service.handle(method, parameters: parameters, path: path, clientIP: request.remoteAddress)

@@ -15,7 +15,8 @@ extension MyMSPService {
         }
         let msgno = try await numbers.next()
         let command = Self.command(request, msgno: msgno, recipients: recipients, app: app, messageType: configuration.messageType)
-        let result = await intake.submit(IntakeRequest(account: account, messages: [command])) { outcome in
+        // The app as the user cache holds it (at most 5 s old): the intake does not read it again.
+        let result = await intake.submit(IntakeRequest(account: account, messages: [command], knownApps: [app])) { outcome in
             guard case .accepted(_, let outcomes)? = outcome.messages.first, outcomes.contains(.accepted) else {
                 return .refuse(WireReply(status: 200, contentType: MyMSPAnswer.contentType, body: MyMSPAnswer.refused(.noRecipients)))
             }

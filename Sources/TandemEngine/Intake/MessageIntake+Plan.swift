@@ -18,7 +18,8 @@ extension MessageIntake {
             try await startQueuedRecipients(ofEarlierMessagesIn: request)
             let addressed = try await resolvePushAddresses(in: request, now: now)
             for index in request.messages.indices {  // by index: each command is borrowed, not copied
-                try add(request.messages[index], account: request.account, addressed: addressed, now: now, to: &plan)
+                try add(request.messages[index], account: request.account, knownApps: request.knownApps, addressed: addressed,
+                        now: now, to: &plan)
             }
         } catch {
             logger.error("intake lookup failed", ["error": .string("\(error)")])
@@ -54,10 +55,11 @@ extension MessageIntake {
         return .stored(outcome, reply)
     }
 
-    private func add(_ command: SendCommand, account: Account, addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
+    private func add(_ command: SendCommand, account: Account, knownApps: [App],
+                     addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
                      now: Timestamp, to plan: inout Plan) throws {
         let (app, validUntil, earlier): (App?, Timestamp?, MessageView?)
-        switch try check(command, account: account, addressed: addressed, now: now) {
+        switch try check(command, account: account, knownApps: knownApps, addressed: addressed, now: now) {
         case .failure(let rejection):
             plan.outcomes.append(.rejected(rejection))
             return
@@ -185,11 +187,13 @@ extension MessageIntake {
 
     /// The checks that need the directory, the ledger or the clock. The message's app is its `appKey`'s,
     /// else that of its first push address that names an app.
-    private func check(_ command: SendCommand, account: Account, addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
+    private func check(_ command: SendCommand, account: Account, knownApps: [App],
+                       addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
                        now: Timestamp) throws -> Result<(App?, Timestamp?, MessageView?), MessageRejection> {
         var app: App?
         if let key = command.appKey {
-            guard let found = try directory.app(key: key), found.account == account.productToken else {
+            guard let found = try knownApps.first(where: { $0.key == key }) ?? directory.app(key: key),
+                  found.account == account.productToken else {
                 return .failure(.unknownApp(key))
             }
             app = found

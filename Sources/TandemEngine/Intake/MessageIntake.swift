@@ -139,11 +139,16 @@ public struct IntakeRequest: Sendable {
     public var account: Account
     public var messages: [SendCommand]
     public var idempotency: IdempotencyClaim?
+    /// Apps the adapter has just read (or holds from its own short-lived cache, e.g. myMSP's users, 5 s): a
+    /// message whose `appKey` names one of them uses it as it is instead of reading it again. It is still
+    /// checked to be the account's. Empty: every app is read.
+    public var knownApps: [App]
 
-    public init(account: Account, messages: [SendCommand], idempotency: IdempotencyClaim? = nil) {
+    public init(account: Account, messages: [SendCommand], idempotency: IdempotencyClaim? = nil, knownApps: [App] = []) {
         self.account = account
         self.messages = messages
         self.idempotency = idempotency
+        self.knownApps = knownApps
     }
 }
 

@@ -154,8 +154,11 @@ public struct FCMRenderer: Sendable, Hashable {
         if let bwmi = presentation.bwmi {
             return BWMIPayload.fcmData(bwmi, presentation, text: text, identifiers: identifiers, limit: payloadLimit).compactText.utf8.count
         }
+        // The text as it is, measured once: what nearly every push is (only a text that does not fit is cut and measured again).
+        let whole = payloadBytes(presentation, text: text, identifiers: identifiers, sender: sender)
+        if whole <= payloadLimit { return whole }
         return payloadBytes(presentation, text: fitted(presentation, text: text, identifiers: identifiers, sender: sender),
-                     identifiers: identifiers, sender: sender)
+                            identifiers: identifiers, sender: sender)
     }
 
     /// The bytes `data` and `notification` take: what FCM's payload limit counts.

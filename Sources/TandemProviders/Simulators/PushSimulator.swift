@@ -43,6 +43,8 @@ public final class PushSimulator: PushSender {
     private let clock: any SchedulerClock
     let logger: Logger
     private let receipts: DueQueue<PendingReceipt>
+    /// Pushes waiting out `latency`: one task wakes them in batches, not a timer per push.
+    private let answers: DueQueue<LatencyWaiter>
     private let state: Mutex<State>
 
     /// How many accepted targets ``log`` keeps (the oldest are dropped).
@@ -54,7 +56,11 @@ public final class PushSimulator: PushSender {
         self.clock = clock
         self.logger = logger
         self.receipts = DueQueue(clock: clock)
+        self.answers = DueQueue(clock: clock)
         self.state = Mutex(State(generator: SplitMix64(seed: settings.seed)))
+        answers.start { due in
+            for waiter in due { waiter.resume() }
+        }
     }
 
     /// Starts delivering the simulated app's receipts to `handler` (once the scheduler exists).
@@ -74,14 +80,8 @@ public final class PushSimulator: PushSender {
     }
 
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
-        if settings.latency > .zero {
-            do {
-                try await clock.sleep(until: clock.now() + settings.latency)
-            } catch {
-                return [:]  // terminated while queued: nothing went out
-            }
-        }
-        if Task.isCancelled { return [:] }
+        await waitOutLatency()
+        if Task.isCancelled { return [:] }  // terminated while queued: nothing went out
         let behaviours = state.withLock { state in
             push.targets.map { Self.behaviour(for: $0, msisdn: push.recipient.msisdn, settings: settings, generator: &state.generator) }
         }
@@ -109,6 +109,57 @@ public final class PushSimulator: PushSender {
         // A BWMI badge-only update is no message (no delivery to acknowledge): the simulated app sends no receipts.
         if push.content.presentation.bwmi != .badgeOnly { receipts.schedule(due) }
         return verdicts
+    }
+
+    /// Returns once `latency` has passed, or at once when the task is cancelled.
+    private func waitOutLatency() async {
+        guard settings.latency > .zero else { return }
+        let waiter = LatencyWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiter.wait(continuation)
+                answers.schedule(waiter, at: clock.now() + settings.latency)
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+    }
+
+    /// One push waiting out the latency, resumed once: by the queue when it falls due or on cancellation,
+    /// whichever comes first (the other finds it resumed). A cancellation before the wait began resumes it
+    /// as soon as it begins.
+    final class LatencyWaiter: Sendable {
+        private enum State {
+            case idle
+            case waiting(CheckedContinuation<Void, Never>)
+            case resumed
+        }
+
+        private let state = Mutex(State.idle)
+
+        func wait(_ continuation: CheckedContinuation<Void, Never>) {
+            let resumeNow = state.withLock { state -> Bool in
+                switch state {
+                case .idle:
+                    state = .waiting(continuation)
+                    return false
+                case .resumed:
+                    return true
+                case .waiting:
+                    preconditionFailure("a latency waiter waited twice")
+                }
+            }
+            if resumeNow { continuation.resume() }
+        }
+
+        func resume() {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state = .resumed }
+                if case .waiting(let continuation) = state { return continuation }
+                return nil
+            }
+            waiting?.resume()
+        }
     }
 
     /// The latest accepted targets, oldest first.
