@@ -1,4 +1,5 @@
 import Foundation
+import TandemCore
 
 /// Tandem's embedded database: one group-commit writer plus a pool of readers on a WAL file.
 ///
@@ -22,12 +23,15 @@ public final class Store: Sendable {
     let registrations: RegistrationCache
     /// The committed `policies` rows, for snapshots that name their policy by number.
     let policies = PolicyCatalog()
+    /// BWMI apps with their settings (``bwmiApp(key:)``), which other processes write too.
+    let bwmiApps: CommitWatchedCache<AppKey, BWMIApp>
 
-    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool) {
+    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool, watch: Connection) {
         self.configuration = configuration
         self.writer = writer
         self.readers = readers
         registrations = RegistrationCache(capacity: configuration.registrationCacheCapacity)
+        bwmiApps = CommitWatchedCache(watch: watch, capacity: 10_000)
     }
 
     deinit {
@@ -35,6 +39,7 @@ public final class Store: Sendable {
         writer.checkpointer?.requestClose()
         writer.requestClose()
         readers.close()
+        bwmiApps.close()
     }
 
     /// Creates missing parent directories, opens the writer connection, applies `migrations`
@@ -59,7 +64,10 @@ public final class Store: Sendable {
             configuration: .init(commitWindow: configuration.commitWindow,
                                  commitMaxWrites: configuration.commitMaxWrites),
             checkpointer: checkpointer)
-        return Store(configuration: configuration, writer: writer, readers: readers)
+        var readOnly = configuration.connectionOptions
+        readOnly.readOnly = true
+        let watch = try Connection(path: configuration.path, options: readOnly)
+        return Store(configuration: configuration, writer: writer, readers: readers, watch: watch)
     }
 
     /// Runs `body` in the writer's current transaction and returns its result once that
@@ -138,6 +146,7 @@ public final class Store: Sendable {
     /// replayed at the next open; nothing is lost).
     public func close() async {
         readers.close()
+        bwmiApps.close()
         await writer.checkpointer?.close()
         await writer.close()
     }
