@@ -123,12 +123,15 @@ extension Store: BWMIRegistry {
 
     public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
         try read { (db: Connection) throws(StoreError) -> Int in
-            Int(try db.scalar("""
-                SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-                WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
-                """, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+            Int(try db.scalar(Self.liveBWMICountSQL, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
         }
     }
+
+    /// A device's live count (the badge after each ack): counted in `bwmi_notifications_live` alone (migration 27).
+    static let liveBWMICountSQL = """
+        SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+        WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+        """
 
     public func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> [BWMINotification] {
         try read { (db: Connection) throws(StoreError) -> [BWMINotification] in
