@@ -34,7 +34,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// that already has the GUID), appends one event per insert and per change, rewrites each changed
     /// delivery's snapshot and derived columns, queues one outbox row per report and marks each
     /// invalidated device's registration `Invalid` (a device with no registration is ignored); then marks each
-    /// BWMI acknowledgement's row acknowledged (inserting it acknowledged when there is none) and sets its outcome.
+    /// BWMI acknowledgement's row acknowledged (inserting it acknowledged when there is none) and sets its outcome
+    /// and, when it was acknowledged, the device's live count after it (on the writer's warm pages: a reader's count
+    /// after each commit starts on a cold page cache).
     ///
     /// The pending commit gives the new deliveries' keys, in the order of `inserts`, or a ``StoreError``:
     /// then nothing of the call was written. A commit with nothing to write is `[]` at once, without
@@ -63,8 +65,12 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             do throws(StoreError) {
                 let written = try Self.write(requests: requests, inserts: try rows.get(), rows: commitRows, on: db)
                 for acknowledgement in acknowledgements {
-                    acknowledgement.outcome = try Store.acknowledgeBWMI(delivery: acknowledgement.delivery, device: acknowledgement.device,
-                                                                        at: acknowledgement.at, hybrid: true, on: db)
+                    let outcome = try Store.acknowledgeBWMI(delivery: acknowledgement.delivery, device: acknowledgement.device,
+                                                            at: acknowledgement.at, hybrid: true, on: db)
+                    acknowledgement.outcome = outcome
+                    if outcome == .acknowledged {
+                        acknowledgement.liveCount = try Store.liveBWMICount(device: acknowledgement.device, at: acknowledgement.at, on: db)
+                    }
                 }
                 return written
             } catch {

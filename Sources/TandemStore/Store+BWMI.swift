@@ -123,8 +123,12 @@ extension Store: BWMIRegistry {
 
     public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
         try read { (db: Connection) throws(StoreError) -> Int in
-            Int(try db.scalar(Self.liveBWMICountSQL, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+            try Self.liveBWMICount(device: device.deviceID, at: now, on: db)
         }
+    }
+
+    static func liveBWMICount(device: DeviceID, at now: Timestamp, on db: Connection) throws(StoreError) -> Int {
+        Int(try db.scalar(liveBWMICountSQL, [.text(device.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
     }
 
     /// A device's live count (the badge after each ack): counted in `bwmi_notifications_live` alone (migration 27).

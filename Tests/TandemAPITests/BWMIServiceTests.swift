@@ -120,7 +120,10 @@ struct BWMIServiceTests {
         let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-8"}],"text":"x","faf":false}"#,
                                 token: token)
         let nid = try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
-        #expect(await eventually { h.gateway.push.sent.count == 1 })
+        let second = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-8"}],"text":"y","faf":false}"#,
+                                  token: token)
+        let nid2 = try #require(((Self.json(second)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
+        #expect(await eventually { h.gateway.push.sent.count == 2 })
         await h.gateway.dispatcher.waitUntilIdle()
         let jobs = { h.gateway.store.writerStatistics.committedJobs }
         let before = jobs()
@@ -128,9 +131,20 @@ struct BWMIServiceTests {
         #expect(jobs() == before + 1)
         #expect(try h.gateway.count("SELECT count(*) FROM bwmi_notifications WHERE delivery_id = \(nid) AND acked_at IS NOT NULL") == 1)
         #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(nid) AND kind = 'readReported'") == 1)
-        #expect(await eventually { h.gateway.push.sent.count == 2 && h.service.badges.inProgress == 0 })
-        #expect(h.gateway.push.sent.last?.content.presentation.badge == 0)
+        #expect(await eventually { h.gateway.push.sent.count == 3 && h.service.badges.inProgress == 0 })
+        #expect(h.gateway.push.sent.last?.content.presentation.badge == 1)
         #expect(jobs() == before + 1)   // the badge update writes nothing
+
+        // The commit also counts what is left live (the badge update's count, read by no one else).
+        let token8 = try #require(PushToken("ios-token-8")), key2 = try #require(Int64(nid2))
+        let device = try #require(try h.gateway.store.bwmiDevice(app: app.key, token: token8))
+        let write = BWMIAcknowledgementWrite(delivery: DeliveryKey(key2), device: device.deviceID,
+                                             at: h.gateway.clock.now())
+        #expect(try await h.gateway.scheduler.recordReceipt([.readReported(device.deviceID)], for: write.delivery,
+                                                            from: Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID)),
+                                                            acknowledgement: write) == .recorded)
+        #expect(write.outcome == .acknowledged && write.liveCount == 0)
+        #expect(jobs() == before + 2)
     }
 
     @Test("badge updates are no messages and coalesce per device: acks during a send get one more update, with the final count")

@@ -43,7 +43,7 @@ extension BWMIService {
                                 acknowledgement: write) { [self] outcome in
             switch outcome {
             case .success(.recorded):
-                responder.respond(acknowledged(write.outcome, device: device, app: app))
+                responder.respond(acknowledged(write.outcome, device: device, app: app, liveCount: write.liveCount))
             case .success(let unapplied):
                 Task { responder.respond(await self.acknowledgeUnapplied(key, device: device, app: app, trustPhones: settings.trustPhones, at: current,
                                                                            outcome: unapplied)) }
@@ -53,9 +53,10 @@ extension BWMIService {
         }
     }
 
-    /// The answer to an ack whose row was written: 201, and the badge update unless nothing changed.
-    private func acknowledged(_ acknowledgement: BWMIAcknowledgement, device: BWMIDevice, app: App) -> Response {
-        if acknowledgement != .alreadyAcknowledged { sendBadge(to: device, app: app) }
+    /// The answer to an ack whose row was written: 201, and the badge update unless nothing changed (`liveCount`: the
+    /// live count the ack's commit left, if it counted it).
+    private func acknowledged(_ acknowledgement: BWMIAcknowledgement, device: BWMIDevice, app: App, liveCount: Int? = nil) -> Response {
+        if acknowledgement != .alreadyAcknowledged { sendBadge(to: device, app: app, liveCount: liveCount) }
         return Response.empty(.created)
     }
 
@@ -73,7 +74,7 @@ extension BWMIService {
                                                       from: Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)),
                                                       acknowledgement: write)
                 }
-                if hybrid == .recorded { return acknowledged(write.outcome, device: device, app: app) }
+                if hybrid == .recorded { return acknowledged(write.outcome, device: device, app: app, liveCount: write.liveCount) }
             }
             let acknowledgement = try await writing {
                 try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: false)
@@ -95,23 +96,29 @@ extension BWMIService {
     /// not retried. Sent after the answer; per device at most one is sent at a time, and the acks that arrive
     /// meanwhile get one more update afterwards, with the count of that moment (``BWMIBadgeUpdates``).
     ///
+    /// The first update carries `liveCount` when the ack's commit counted it (no read of its own); a later one reads
+    /// the count when it is sent.
+    ///
     /// Not guaranteed: that the update arrives (a rejection or a failure is logged, a crash forgets it; the next
     /// notification or ack carries the right count again); that a token the provider declares dead here is
-    /// invalidated (the next managed notification to it does that).
-    func sendBadge(to device: BWMIDevice, app: App) {
+    /// invalidated (the next managed notification to it does that); that a notification sent between the ack's
+    /// commit and its update is counted (its own push carries the right badge; the next ack's update does too).
+    func sendBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) {
         guard device.active, badges.request(device.deviceID) else { return }
         Task {
+            var count = liveCount
             repeat {
-                await pushBadge(to: device, app: app)
+                await pushBadge(to: device, app: app, liveCount: count)
+                count = nil
             } while badges.finished(device.deviceID)
         }
     }
 
-    /// One badge-only push with the device's live count now.
-    func pushBadge(to device: BWMIDevice, app: App) async {
+    /// One badge-only push with `liveCount`, else the device's live count now.
+    func pushBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) async {
         let badge: Int
         do {
-            badge = try registry.liveBWMICount(device: device, at: now())
+            badge = try liveCount ?? registry.liveBWMICount(device: device, at: now())
         } catch {
             logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
             return

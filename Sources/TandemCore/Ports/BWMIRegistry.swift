@@ -126,7 +126,7 @@ public final class BWMIAcknowledgementWrite: Sendable {
     public let delivery: DeliveryKey
     public let device: DeviceID
     public let at: Timestamp
-    private let result = Mutex<BWMIAcknowledgement>(.unknown)
+    private let result = Mutex<(outcome: BWMIAcknowledgement, liveCount: Int?)>((.unknown, nil))
 
     public init(delivery: DeliveryKey, device: DeviceID, at: Timestamp) {
         self.delivery = delivery
@@ -137,7 +137,14 @@ public final class BWMIAcknowledgementWrite: Sendable {
     /// What the write found: `acknowledged` (a live row, or none: one was inserted), `alreadyAcknowledged` (acknowledged
     /// or expired before), `unknown` (the device has no registration).
     public var outcome: BWMIAcknowledgement {
-        get { result.withLock { $0 } }
-        set { result.withLock { $0 = newValue } }
+        get { result.withLock { $0.outcome } }
+        set { result.withLock { $0.outcome = newValue } }
+    }
+
+    /// The device's live count at `at` just after an `acknowledged` outcome, counted in the same transaction (the
+    /// badge update's first count, no read of its own); nil when the store did not count it.
+    public var liveCount: Int? {
+        get { result.withLock { $0.liveCount } }
+        set { result.withLock { $0.liveCount = newValue } }
     }
 }
