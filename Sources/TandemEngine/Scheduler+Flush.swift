@@ -168,6 +168,7 @@ extension Scheduler {
         var late: [(DeliveryKey, DeliveryEvent)] = []
         var replies = takeSpare(\.replies)
         var requests: [AcceptedRequest] = []
+        var acknowledgements: [BWMIAcknowledgementWrite] = []
         // Sized up front: a bulk batch holds thousands, and growing these copies every element several times.
         var (startCount, eventCount, units) = (0, 0, 0)
         for command in batch {
@@ -175,7 +176,7 @@ extension Scheduler {
             switch command {
             case .start(let news, _, _): startCount += news.count
             case .events(let events, _): eventCount += events.count
-            case .receipt(_, let events, _, _): eventCount += events.count
+            case .receipt(_, let events, _, _, _): eventCount += events.count
             }
         }
         inserts.reserveCapacity(startCount)
@@ -207,7 +208,7 @@ extension Scheduler {
                                           previous: &previous, actions: &actions, late: &late))
                 }
                 replies.append(.outcomes(continuation, outcomes))
-            case .receipt(let key, let events, let sender, let completion):
+            case .receipt(let key, let events, let sender, let acknowledgement, let completion):
                 // Answered at once when nothing of it will be stored.
                 guard let inFlight = entries[key], !inFlight.entry.delivery.isFinal else {
                     completion(.success(.notInFlight))
@@ -222,10 +223,12 @@ extension Scheduler {
                     hasLate = apply(event, to: key, inFlight, now: now, changes: &changes, changed: &changed, previous: &previous,
                                     actions: &actions, late: &late) == .loggedAfterFinal || hasLate
                 }
+                if let acknowledgement { acknowledgements.append(acknowledgement) }
                 replies.append(.receipt(completion, late: hasLate))
             }
         }
-        let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
+        let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements,
+                                       chain: chain)
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
                              changes: changes, previous: previous, actions: actions, late: late, replies: replies)
     }

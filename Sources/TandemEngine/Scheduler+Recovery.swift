@@ -117,7 +117,7 @@ extension Scheduler {
         switch command {
         case .start: return nil
         case .events(let events, _): return events.lazy.map(\.0).filter(recovery.isPending).max()
-        case .receipt(let key, _, _, _): return recovery.isPending(key) ? key : nil
+        case .receipt(let key, _, _, _, _): return recovery.isPending(key) ? key : nil
         }
     }
 

@@ -139,14 +139,15 @@ public actor Scheduler {
     enum Command {
         case start([NewDelivery], AcceptedRequest, CheckedContinuation<[DeliveryKey], any Error>)
         case events([(DeliveryKey, DeliveryEvent)], CheckedContinuation<[EventOutcome], any Error>?)
-        case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, ReceiptCompletion)
+        /// A receipt, with the BWMI acknowledgement to commit with it if it applies.
+        case receipt(DeliveryKey, [DeliveryEvent], ReceiptSender, BWMIAcknowledgementWrite?, ReceiptCompletion)
 
         /// Deliveries started plus events carried (one for a command with neither): the measure of batch sizes.
         var units: Int {
             switch self {
             case .start(let news, _, _): max(1, news.count)
             case .events(let events, _): max(1, events.count)
-            case .receipt(_, let events, _, _): max(1, events.count)
+            case .receipt(_, let events, _, _, _): max(1, events.count)
             }
         }
     }
@@ -251,19 +252,24 @@ public actor Scheduler {
     /// committed. The check and the events are one step of the pipeline, so the device API's hottest path
     /// needs no database read for a delivery in flight.
     /// (The same path as ``submitReceipt(_:for:from:completion:)``, awaited.)
-    public nonisolated func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey,
-                                          from sender: ReceiptSender) async throws -> ReceiptOutcome {
+    public nonisolated func recordReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender,
+                                          acknowledgement: BWMIAcknowledgementWrite? = nil) async throws -> ReceiptOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            submitReceipt(events, for: key, from: sender) { continuation.resume(with: $0) }
+            submitReceipt(events, for: key, from: sender, acknowledgement: acknowledgement) { continuation.resume(with: $0) }
         }
     }
 
     /// ``recordReceipt(_:for:from:)`` for a caller outside any task (an HTTP worker thread): returns at once;
     /// `completion` gets the outcome. While the pipeline runs, its loop takes submitted receipts in after each
     /// commit; only a receipt arriving at an idle scheduler starts a task (each task start may wake a thread).
+    ///
+    /// `acknowledgement`: a BWMI acknowledgement written in the receipt's own transaction when the receipt is
+    /// `recorded` (its ``BWMIAcknowledgementWrite/outcome`` is set by then); with any other outcome nothing of it
+    /// was written.
     public nonisolated func submitReceipt(_ events: [DeliveryEvent], for key: DeliveryKey, from sender: ReceiptSender,
+                                          acknowledgement: BWMIAcknowledgementWrite? = nil,
                                           completion: @escaping ReceiptCompletion) {
-        if inbox.submit(.receipt(key, events, sender, completion)) { Task { await self.takeSubmitted() } }
+        if inbox.submit(.receipt(key, events, sender, acknowledgement, completion)) { Task { await self.takeSubmitted() } }
     }
 
     /// The task ``submitReceipt(_:for:from:completion:)`` starts: moves what was submitted into the pipeline.

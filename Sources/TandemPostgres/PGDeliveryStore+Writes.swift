@@ -12,9 +12,11 @@ struct CommitPlan: Sendable {
     private var deliveryStatements: [Int] = []
     /// Where each spelled-out policy's upsert is (its result is the row's number), with the policy.
     private var policyStatements: [(index: Int, policy: Policy)] = []
+    /// Where each BWMI acknowledgement's statement is (its result: the outcome and the live count).
+    private var acknowledgementStatements: [(index: Int, write: BWMIAcknowledgementWrite)] = []
 
     init(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-         snapshots: SnapshotWriter) throws(PGError) {
+         acknowledgements: [BWMIAcknowledgementWrite] = [], snapshots: SnapshotWriter) throws(PGError) {
         var text: [UInt8] = []
         text.reserveCapacity((inserts.count + changes.count) * SnapshotWriter.typicalLength)
         var spelledOut: [SnapshotWriter.SpelledOut] = []
@@ -78,6 +80,10 @@ struct CommitPlan: Sendable {
         if !events.isEmpty { statements.append(events.statement) }
         statements += invalidations
         if !reports.isEmpty { statements.append(reports.statement(keyOfLastInsert: false)) }
+        for acknowledgement in acknowledgements {
+            acknowledgementStatements.append((statements.count, acknowledgement))
+            statements.append(Self.acknowledgeBWMI(acknowledgement))
+        }
         if !references.isEmpty {
             let rows = references.values.sorted { ($0.provider, $0.reference) < ($1.provider, $1.reference) }
             statements.append(PGStatement("""
@@ -86,6 +92,20 @@ struct CommitPlan: Sendable {
                 ON CONFLICT (provider, ref) DO UPDATE SET delivery_id = excluded.delivery_id, created_at = excluded.created_at
                 """, [PGArray.literal(rows.map(\.provider)), PGArray.literal(rows.map(\.reference)),
                       PGArray.literal(rows.map { String($0.key.rawValue) }), PGArray.literal(rows.map { String($0.at.milliseconds) })]))
+        }
+    }
+
+    /// Sets each BWMI acknowledgement's outcome and live count from the committed results.
+    func recordAcknowledgements(from results: [PGResult]) {
+        for (index, write) in acknowledgementStatements {
+            guard let row = results[index].rows.first else { continue }
+            switch row[0] {
+            case "acknowledged":
+                write.outcome = .acknowledged
+                write.liveCount = row[1].flatMap { Int($0) }
+            case "alreadyAcknowledged": write.outcome = .alreadyAcknowledged
+            default: write.outcome = .unknown
+            }
         }
     }
 
@@ -199,6 +219,29 @@ struct CommitPlan: Sendable {
             """, [columns.state, columns.status, columns.channel, columns.pushDeadline.pgText, columns.readDeadline.pgText,
                   columns.expiresAt.pgText, columns.final.pgText, snapshot, columns.pushWithdrawn.pgText,
                   String(at.milliseconds), String(key.rawValue), "no delivery with key \(key)"])
+    }
+
+    /// A BWMI acknowledgement riding with its read receipt (SQLite's `Store.acknowledgeBWMI` with `hybrid`, as one
+    /// statement): the device's live row is acknowledged; with no row, one is inserted already acknowledged; a row
+    /// acknowledged or expired before is left alone. Answers the outcome and the device's live count after it (the
+    /// count reads the statement's snapshot, which still sees the row as live: one is taken off).
+    private static func acknowledgeBWMI(_ write: BWMIAcknowledgementWrite) -> PGStatement {
+        PGStatement("""
+            WITH registration AS (SELECT id FROM registrations WHERE device_id = $2),
+                 acknowledged AS (UPDATE bwmi_notifications SET acked_at = $3
+                                  WHERE delivery_id = $1 AND registration_id = (SELECT id FROM registration)
+                                    AND acked_at IS NULL AND expires_at > $3 RETURNING 1),
+                 inserted AS (INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
+                              SELECT $1, id, $3, $3, $3 FROM registration
+                              WHERE NOT EXISTS (SELECT 1 FROM bwmi_notifications
+                                                WHERE delivery_id = $1 AND registration_id = registration.id)
+                              RETURNING 1)
+            SELECT CASE WHEN EXISTS (SELECT 1 FROM acknowledged) OR EXISTS (SELECT 1 FROM inserted) THEN 'acknowledged'
+                        WHEN EXISTS (SELECT 1 FROM registration) THEN 'alreadyAcknowledged' ELSE 'unknown' END,
+                   (SELECT count(*) FROM bwmi_notifications
+                    WHERE registration_id = (SELECT id FROM registration) AND acked_at IS NULL AND expires_at > $3)
+                   - (SELECT count(*) FROM acknowledged)
+            """, [String(write.delivery.rawValue), write.device.text, String(write.at.milliseconds)])
     }
 
     /// The installs `effects` invalidates — each only while it still has the token the push went to.

@@ -25,12 +25,15 @@ public final class PGDeliveryStore: DeliveryStore {
     }
 
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                            chain: CommitChain) -> PendingCommit {
-        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return PendingCommit(.success([])) }
+                            acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
+        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty || !acknowledgements.isEmpty else {
+            return PendingCommit(.success([]))
+        }
         let pending = PendingCommit()
         let plan: CommitPlan
         do throws(PGError) {
-            plan = try CommitPlan(requests: requests, inserts: inserts, changes: changes, snapshots: snapshots)
+            plan = try CommitPlan(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements,
+                                  snapshots: snapshots)
         } catch {
             // Fails in its place in the queue, so the chain's earlier commits are unaffected.
             store.writer.enqueue(PGWriteJob(statements: [PGStatement("SELECT tandem_expect(0, 1, '22000', $1)", ["\(error)"])],
@@ -41,6 +44,7 @@ public final class PGDeliveryStore: DeliveryStore {
             switch outcome {
             case .success(let results):
                 policies.learn(plan.learnedPolicies(from: results))
+                plan.recordAcknowledgements(from: results)
                 pending.complete(.success(plan.keys(from: results)))
             case .failure(let error):
                 pending.complete(.failure(error))

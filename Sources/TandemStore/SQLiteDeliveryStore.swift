@@ -4,7 +4,7 @@ import TandemStoreSupport
 
 /// The scheduler's `DeliveryStore` on Tandem's SQLite ``Store`` (schema: ``TandemSchema/scheduler``).
 ///
-/// - ``queueCommit(requests:inserts:changes:chain:)`` and ``appendLateEvents(_:at:)`` are each one writer
+/// - ``queueCommit(requests:inserts:changes:acknowledgements:chain:)`` and ``appendLateEvents(_:at:)`` are each one writer
 ///   job: one savepoint inside the writer's group-commit transaction. All of a call's rows commit together
 ///   or none do, and the outcome is known only after the COMMIT that holds them. A chain is marked broken on
 ///   the writer thread, before any later job runs.
@@ -34,14 +34,19 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// new deliveries (with their `messages` rows, one per distinct GUID, reusing a row
     /// that already has the GUID), appends one event per insert and per change, rewrites each changed
     /// delivery's snapshot and derived columns, queues one outbox row per report and marks each
-    /// invalidated device's registration `Invalid` (a device with no registration is ignored).
+    /// invalidated device's registration `Invalid` (a device with no registration is ignored); then marks each
+    /// BWMI acknowledgement's row acknowledged (inserting it acknowledged when there is none) and sets its outcome
+    /// and, when it was acknowledged, the device's live count after it (on the writer's warm pages: a reader's count
+    /// after each commit starts on a cold page cache).
     ///
     /// The pending commit gives the new deliveries' keys, in the order of `inserts`, or a ``StoreError``:
     /// then nothing of the call was written. A commit with nothing to write is `[]` at once, without
     /// touching the database.
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                            chain: CommitChain) -> PendingCommit {
-        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty else { return PendingCommit(.success([])) }
+                            acknowledgements: [BWMIAcknowledgementWrite] = [], chain: CommitChain) -> PendingCommit {
+        guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty || !acknowledgements.isEmpty else {
+            return PendingCommit(.success([]))
+        }
         let pending = PendingCommit()
         // Encoded here, on the caller's task; a failure to encode fails the commit in its place in the queue,
         // so the chain's earlier commits are unaffected.
@@ -59,7 +64,16 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
             }
             do throws(StoreError) {
-                return try Self.write(requests: requests, inserts: try rows.get(), rows: commitRows, on: db)
+                let written = try Self.write(requests: requests, inserts: try rows.get(), rows: commitRows, on: db)
+                for acknowledgement in acknowledgements {
+                    let outcome = try Store.acknowledgeBWMI(delivery: acknowledgement.delivery, device: acknowledgement.device,
+                                                            at: acknowledgement.at, hybrid: true, on: db)
+                    acknowledgement.outcome = outcome
+                    if outcome == .acknowledged {
+                        acknowledgement.liveCount = try Store.liveBWMICount(device: acknowledgement.device, at: acknowledgement.at, on: db)
+                    }
+                }
+                return written
             } catch {
                 // Before any later job of this transaction runs.
                 chain.markBroken()

@@ -164,7 +164,7 @@ extension Store: AppRegistry, PushCredentialsSource {
         FROM apps p JOIN accounts a ON a.id = p.account_id
         """
 
-    private static func app(_ row: Row, key: AppKey) throws(StoreError) -> App {
+    static func app(_ row: Row, key: AppKey) throws(StoreError) -> App {
         let typeName = try row.get("default_message_type", as: String.self)
         let secretText = try row.get("app_secret", as: String.self)
         let tokenText = try row.get("product_token", as: String.self)

@@ -16,6 +16,24 @@ extension Store: BWMIRegistry {
         }
     }
 
+    /// From ``bwmiApps`` while nothing was committed since it was read (by any process), else read: the app and its
+    /// settings in one statement.
+    public func bwmiApp(key: AppKey) throws(StoreError) -> BWMIApp? {
+        try bwmiApps.value(key) { () throws(StoreError) -> BWMIApp? in
+            try read { (db: Connection) throws(StoreError) -> BWMIApp? in
+                guard let row = try db.queryFirst("""
+                    SELECT p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id,
+                           a.product_token, s.trust_phones, s.static_key
+                    FROM apps p JOIN accounts a ON a.id = p.account_id LEFT JOIN bwmi_apps s ON s.app_id = p.id
+                    WHERE p.app_key = ?
+                    """, [.text(key.text)]) else { return nil }
+                let settings = BWMIAppSettings(trustPhones: try row.get("trust_phones", as: Bool?.self) ?? false,
+                                               staticKey: try row.get("static_key", as: String?.self))
+                return BWMIApp(app: try Self.app(row, key: key), settings: settings)
+            }
+        }
+    }
+
     public func rendersBWMIPushes(app: AppKey) throws(StoreError) -> Bool {
         try bwmiSettings(app: app).trustPhones
     }
@@ -105,12 +123,19 @@ extension Store: BWMIRegistry {
 
     public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
         try read { (db: Connection) throws(StoreError) -> Int in
-            Int(try db.scalar("""
-                SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-                WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
-                """, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+            try Self.liveBWMICount(device: device.deviceID, at: now, on: db)
         }
     }
+
+    static func liveBWMICount(device: DeviceID, at now: Timestamp, on db: Connection) throws(StoreError) -> Int {
+        Int(try db.scalar(liveBWMICountSQL, [.text(device.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+    }
+
+    /// A device's live count (the badge after each ack): counted in `bwmi_notifications_live` alone (migration 27).
+    static let liveBWMICountSQL = """
+        SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+        WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+        """
 
     public func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> [BWMINotification] {
         try read { (db: Connection) throws(StoreError) -> [BWMINotification] in
@@ -146,26 +171,33 @@ extension Store: BWMIRegistry {
     public func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
                                 hybrid: Bool) async throws(StoreError) -> BWMIAcknowledgement {
         try await write { (db: Connection) throws(StoreError) -> BWMIAcknowledgement in
-            guard let registrationID = try db.scalar("SELECT id FROM registrations WHERE device_id = ?",
-                                                     [.text(device.deviceID.text)], as: Int64.self) else { return .unknown }
-            guard let row = try db.queryFirst("""
-                SELECT acked_at, expires_at FROM bwmi_notifications WHERE delivery_id = ? AND registration_id = ?
-                """, [.integer(delivery.rawValue), .integer(registrationID)]) else {
-                guard hybrid else { return .unknown }
-                try db.run("""
-                    INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """, [.integer(delivery.rawValue), .integer(registrationID), .integer(now.milliseconds),
-                          .integer(now.milliseconds), .integer(now.milliseconds)])
-                return .acknowledged
-            }
-            let ackedAt = try row.get("acked_at", as: Int64?.self)
-            let expiresAt = try row.get("expires_at", as: Int64.self)
-            if ackedAt != nil || expiresAt <= now.milliseconds { return .alreadyAcknowledged }
-            try db.run("UPDATE bwmi_notifications SET acked_at = ? WHERE delivery_id = ? AND registration_id = ?",
-                       [.integer(now.milliseconds), .integer(delivery.rawValue), .integer(registrationID)])
-            return .acknowledged
+            try Self.acknowledgeBWMI(delivery: delivery, device: device.deviceID, at: now, hybrid: hybrid, on: db)
         }
+    }
+
+    /// ``acknowledgeBWMI(delivery:device:at:hybrid:)`` inside a transaction the caller holds (the writer's job):
+    /// a live row is acknowledged by one statement; only otherwise is the row looked at.
+    static func acknowledgeBWMI(delivery: DeliveryKey, device: DeviceID, at now: Timestamp, hybrid: Bool,
+                                on db: Connection) throws(StoreError) -> BWMIAcknowledgement {
+        let acknowledged = try db.run("""
+            UPDATE bwmi_notifications SET acked_at = ?
+            WHERE delivery_id = ? AND registration_id = (SELECT id FROM registrations WHERE device_id = ?)
+              AND acked_at IS NULL AND expires_at > ?
+            """, [.integer(now.milliseconds), .integer(delivery.rawValue), .text(device.text), .integer(now.milliseconds)])
+        if acknowledged > 0 { return .acknowledged }
+        guard let registrationID = try db.scalar("SELECT id FROM registrations WHERE device_id = ?",
+                                                 [.text(device.text)], as: Int64.self) else { return .unknown }
+        let exists = try db.scalar("SELECT 1 FROM bwmi_notifications WHERE delivery_id = ? AND registration_id = ?",
+                                   [.integer(delivery.rawValue), .integer(registrationID)], as: Int64.self) != nil
+        // A row not acknowledged by the statement above was acknowledged or had expired already.
+        if exists { return .alreadyAcknowledged }
+        guard hybrid else { return .unknown }
+        try db.run("""
+            INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
+            VALUES (?, ?, ?, ?, ?)
+            """, [.integer(delivery.rawValue), .integer(registrationID), .integer(now.milliseconds),
+                  .integer(now.milliseconds), .integer(now.milliseconds)])
+        return .acknowledged
     }
 
     /// The app's BWMI devices matching `condition` (SQL over `registrations r` and `bwmi_devices d`).

@@ -24,12 +24,15 @@ public final class Store: Sendable {
     let registrations: RegistrationCache
     /// The committed `policies` rows, for snapshots that name their policy by number.
     let policies = PolicyCatalog()
+    /// BWMI apps with their settings (``bwmiApp(key:)``), which other processes write too.
+    let bwmiApps: CommitWatchedCache<AppKey, BWMIApp>
 
-    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool) {
+    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool, watch: Connection) {
         self.configuration = configuration
         self.writer = writer
         self.readers = readers
         registrations = RegistrationCache(capacity: configuration.registrationCacheCapacity)
+        bwmiApps = CommitWatchedCache(watch: watch, capacity: 10_000)
     }
 
     deinit {
@@ -37,6 +40,7 @@ public final class Store: Sendable {
         writer.checkpointer?.requestClose()
         writer.requestClose()
         readers.close()
+        bwmiApps.close()
     }
 
     /// Creates missing parent directories, opens the writer connection, applies `migrations`
@@ -61,7 +65,10 @@ public final class Store: Sendable {
             configuration: .init(commitWindow: configuration.commitWindow,
                                  commitMaxWrites: configuration.commitMaxWrites),
             checkpointer: checkpointer)
-        return Store(configuration: configuration, writer: writer, readers: readers)
+        var readOnly = configuration.connectionOptions
+        readOnly.readOnly = true
+        let watch = try Connection(path: configuration.path, options: readOnly)
+        return Store(configuration: configuration, writer: writer, readers: readers, watch: watch)
     }
 
     /// Runs `body` in the writer's current transaction and returns its result once that
@@ -140,6 +147,7 @@ public final class Store: Sendable {
     /// replayed at the next open; nothing is lost).
     public func close() async {
         readers.close()
+        bwmiApps.close()
         await writer.checkpointer?.close()
         await writer.close()
     }

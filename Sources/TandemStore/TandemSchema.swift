@@ -12,7 +12,8 @@
 public enum TandemSchema {
     public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes,
                                                   messageTypeComparisons, spoolQueues, policies, smsProtection, intake, scg, appUsers, cospaceRegistrations,
-                                                  messageSearch, bwmiDevices, bwmiNotifications, mymspAccounts, mymspEvents]
+                                                  messageSearch, bwmiDevices, bwmiNotifications, mymspAccounts, mymspEvents,
+                                                  bwmiLiveExpiry]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///

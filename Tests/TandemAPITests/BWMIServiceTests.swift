@@ -111,6 +111,42 @@ struct BWMIServiceTests {
         #expect(String(decoding: other.body, as: UTF8.self) == #"{"error":"no device with this token is registered for this app"}"#)
     }
 
+    @Test("an ack is one durable write: the notification's row is acknowledged in its read receipt's commit")
+    func ackIsOneWrite() async throws {
+        let h = try await Harness()
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        _ = await h.register(app, token: "ios-token-8")
+        let sent = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-8"}],"text":"x","faf":false}"#,
+                                token: token)
+        let nid = try #require(((Self.json(sent)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
+        let second = await h.call(.POST, "/bwmi/\(app.key.text)/notifications", #"{"to":[{"deviceId":"ios-token-8"}],"text":"y","faf":false}"#,
+                                  token: token)
+        let nid2 = try #require(((Self.json(second)["notifications"] as? [[String: Any]])?.first)?["nid"] as? String)
+        #expect(await eventually { h.gateway.push.sent.count == 2 })
+        await h.gateway.dispatcher.waitUntilIdle()
+        let jobs = { h.gateway.store.writerStatistics.committedJobs }
+        let before = jobs()
+        #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"ios-token-8"}"#).status == .created)
+        #expect(jobs() == before + 1)
+        #expect(try h.gateway.count("SELECT count(*) FROM bwmi_notifications WHERE delivery_id = \(nid) AND acked_at IS NOT NULL") == 1)
+        #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(nid) AND kind = 'readReported'") == 1)
+        #expect(await eventually { h.gateway.push.sent.count == 3 && h.service.badges.inProgress == 0 })
+        #expect(h.gateway.push.sent.last?.content.presentation.badge == 1)
+        #expect(jobs() == before + 1)   // the badge update writes nothing
+
+        // The commit also counts what is left live (the badge update's count, read by no one else).
+        let token8 = try #require(PushToken("ios-token-8")), key2 = try #require(Int64(nid2))
+        let device = try #require(try h.gateway.store.bwmiDevice(app: app.key, token: token8))
+        let write = BWMIAcknowledgementWrite(delivery: DeliveryKey(key2), device: device.deviceID,
+                                             at: h.gateway.clock.now())
+        #expect(try await h.gateway.scheduler.recordReceipt([.readReported(device.deviceID)], for: write.delivery,
+                                                            from: Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID)),
+                                                            acknowledgement: write) == .recorded)
+        #expect(write.outcome == .acknowledged && write.liveCount == 0)
+        #expect(jobs() == before + 2)
+    }
+
     @Test("badge updates are no messages and coalesce per device: acks during a send get one more update, with the final count")
     func badgeUpdatesCoalesce() async throws {
         let badgePush = RecordingPushSender(hold: true)

@@ -169,8 +169,8 @@ final class GatedLookupStore: DeliveryStore {
     var lookupStarted: Bool { gate.withLock { $0.started } }
 
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     chain: CommitChain) -> PendingCommit {
-        inner.queueCommit(requests: requests, inserts: inserts, changes: changes, chain: chain)
+                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
+        inner.queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements, chain: chain)
     }
 
     func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws {

@@ -34,6 +34,29 @@ extension SchedulerTests {
         #expect(try await h.scheduler.recordReceipt(events, for: plain, from: sender) == .notTheRecipient)
     }
 
+    @Test("a BWMI acknowledgement rides in its receipt's commit only when the receipt applies")
+    func receiptAcknowledgement() async throws {
+        let h = Harness()
+        let key = try await h.start(.critical, content: Self.appContent)
+        let sender = Scheduler.ReceiptSender(app: Self.appA, msisdn: Self.msisdn)
+        let otherApp = Scheduler.ReceiptSender(app: Self.appB, msisdn: Self.msisdn)
+        let refused = BWMIAcknowledgementWrite(delivery: key, device: Self.d1, at: h.clock.now())
+        #expect(try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: key, from: otherApp,
+                                                    acknowledgement: refused) == .notTheRecipient)
+        let unknown = BWMIAcknowledgementWrite(delivery: DeliveryKey(key.rawValue + 1_000), device: Self.d1, at: h.clock.now())
+        #expect(try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: unknown.delivery, from: sender,
+                                                    acknowledgement: unknown) == .notInFlight)
+        #expect(h.store.state.withLock { $0.acknowledged.isEmpty })
+        #expect(refused.outcome == .unknown && unknown.outcome == .unknown)
+
+        let applied = BWMIAcknowledgementWrite(delivery: key, device: Self.d1, at: h.clock.now())
+        #expect(try await h.scheduler.recordReceipt([.readReported(Self.d1)], for: key, from: sender,
+                                                    acknowledgement: applied) == .recorded)
+        #expect(applied.outcome == .acknowledged)
+        #expect(h.store.state.withLock { $0.acknowledged.map(\.0) } == [key])
+        #expect(h.store.events(for: key).last == "readReported")
+    }
+
     @Test("a receipt whose read comes after its ack made the delivery final: the read is logged late, the receipt recorded; a failed commit answers the error")
     func receiptLateAndFailure() async throws {
         let h = Harness()

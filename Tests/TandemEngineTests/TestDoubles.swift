@@ -20,6 +20,8 @@ final class InMemoryDeliveryStore: DeliveryStore {
         var failNextCommit = false
         var log: [String] = []
         var requests: [AcceptedRequest] = []
+        /// BWMI acknowledgements committed, each with its commit (``queueCommit``).
+        var acknowledged: [(DeliveryKey, DeviceID)] = []
         /// While set, commits wait in `held`, in order, until ``releaseHeld()``: a slow disk.
         var holding = false
         var held: [@Sendable () -> Void] = []
@@ -36,14 +38,18 @@ final class InMemoryDeliveryStore: DeliveryStore {
     struct InjectedFailure: Error {}
 
     /// Commits at once (or, while holding, once released), in order; a broken chain's commit fails unapplied.
+    /// A BWMI acknowledgement is kept (in `acknowledged`, with the commit's other rows) and answered `acknowledged`.
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     chain: CommitChain) -> PendingCommit {
+                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
         let pending = PendingCommit()
         let run: @Sendable () -> Void = { [self] in
             pending.complete(Result {
                 guard !chain.isBroken else { throw ChainBroken() }
                 do {
-                    return try apply(requests: requests, inserts: inserts, changes: changes)
+                    let keys = try apply(requests: requests, inserts: inserts, changes: changes)
+                    for acknowledgement in acknowledgements { acknowledgement.outcome = .acknowledged }
+                    state.withLock { $0.acknowledged += acknowledgements.map { ($0.delivery, $0.device) } }
+                    return keys
                 } catch {
                     chain.markBroken()
                     throw error

@@ -173,3 +173,45 @@ struct DeliveryStoreContractTests {
         await again.close()
     }
 }
+
+@Suite("Delivery store contract: BWMI acknowledgements in a commit")
+struct BWMIAcknowledgementContractTests {
+    @Test("an acknowledgement marks the live row and counts what stays live; again it finds it acknowledged; no row: one is added",
+          arguments: Backend.allCases)
+    func acknowledgements(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let device = try Fixture.device(1)
+        let keys = try await store.deliveries.commit(inserts: try (1...3).map { n in
+            try Fixture.pushed(to: [device], msisdn: Fixture.msisdn(n), content: Fixture.content(n))
+        }, changes: [])
+        try await store.execute("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'app', 'k', 's', 0)")
+        try await store.execute("""
+            INSERT INTO registrations (device_id, app_id, platform, status, created_at, updated_at)
+            VALUES ('\(device.text)', 1, 'iOS', 'PinVerified', 0, 0)
+            """)
+        for key in keys.prefix(2) {
+            try await store.execute("""
+                INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at)
+                VALUES (\(key.rawValue), 1, 0, \(Fixture.t0.milliseconds + 3_600_000))
+                """)
+        }
+        func acknowledge(_ key: DeliveryKey, _ device: DeviceID) async throws -> BWMIAcknowledgementWrite {
+            let write = BWMIAcknowledgementWrite(delivery: key, device: device, at: Fixture.t0)
+            #expect(try await store.deliveries.queueCommit(requests: [], inserts: [], changes: [], acknowledgements: [write],
+                                                           chain: CommitChain()).keys() == [])
+            return write
+        }
+        let first = try await acknowledge(keys[0], device)
+        #expect(first.outcome == .acknowledged && first.liveCount == 1)
+        let again = try await acknowledge(keys[0], device)
+        #expect(again.outcome == .alreadyAcknowledged && again.liveCount == nil)
+        let stranger = try await acknowledge(keys[1], try Fixture.device(9))
+        #expect(stranger.outcome == .unknown)
+        let unrecorded = try await acknowledge(keys[2], device)
+        #expect(unrecorded.outcome == .acknowledged && unrecorded.liveCount == 1)
+        #expect(try await store.count("bwmi_notifications") == 3)
+        let last = try await acknowledge(keys[1], device)
+        #expect(last.outcome == .acknowledged && last.liveCount == 0)
+        await store.close()
+    }
+}

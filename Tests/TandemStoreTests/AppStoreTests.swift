@@ -44,6 +44,53 @@ struct AppStoreTests {
         }
     }
 
+    @Test("BWMI apps come from a cache that sees what another process commits (here a second store on the same file)")
+    func bwmiAppCache() async throws {
+        try await withApps { store, first, second async throws in
+            #expect(try store.bwmiApp(key: first.key) == BWMIApp(app: first, settings: BWMIAppSettings()))
+            #expect(try store.bwmiApp(key: AppKey(try Fixture.guid(0x99))) == nil)
+            let other = try Store.open(StoreConfiguration(path: store.configuration.path))
+            let settings = BWMIAppSettings(trustPhones: true, staticKey: "a-static-key-of-16+")
+            #expect(try await other.setBWMISettings(app: first.key, settings))
+            #expect(try store.bwmiApp(key: first.key) == BWMIApp(app: first, settings: settings))
+            _ = try await other.deleteApp(key: first.key)
+            #expect(try store.bwmiApp(key: first.key) == nil)
+            #expect(try store.bwmiApp(key: second.key) == BWMIApp(app: second, settings: BWMIAppSettings()))
+            // This process's own writes are seen the same way.
+            #expect(try await store.setBWMISettings(app: second.key, settings))
+            #expect(try store.bwmiApp(key: second.key)?.settings == settings)
+            await other.close()
+        }
+    }
+
+    @Test("a commit-watched cache reads once while nothing commits, and again after any other connection committed")
+    func commitWatchedCache() async throws {
+        try await withTemporaryDirectory { dir in
+            let configuration = StoreConfiguration(path: dir + "/tandem.sqlite")
+            let store = try Store.open(configuration)
+            var options = configuration.connectionOptions
+            options.readOnly = true
+            let cache = CommitWatchedCache<Int, String>(watch: try Connection(path: configuration.path, options: options), capacity: 10)
+            var loads = 0
+            func lookup(_ key: Int, _ value: String?) throws -> String? {
+                try cache.value(key) { () throws(StoreError) -> String? in
+                    loads += 1
+                    return value
+                }
+            }
+            #expect(try lookup(1, "one") == "one")
+            #expect(try lookup(1, "changed") == "one" && loads == 1)
+            #expect(try lookup(2, nil) == nil && lookup(2, nil) == nil && loads == 3)   // absent values are not cached
+            let account = Account(name: "Acme", productToken: ProductToken(try Fixture.guid(0xA1)), createdAt: 1)
+            try await store.insert(account)
+            #expect(try lookup(1, "changed") == "changed" && loads == 4)
+            #expect(try lookup(1, "again") == "changed" && loads == 4)
+            cache.close()
+            #expect(try lookup(1, "closed") == "closed" && loads == 5)
+            await store.close()
+        }
+    }
+
     @Test("SMS protection, account country rules and prefix blocks are stored; a block outlives the store and is lifted once")
     func smsProtection() async throws {
         try await withApps { store, first, second async throws in

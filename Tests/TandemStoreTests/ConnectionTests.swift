@@ -145,7 +145,7 @@ struct ConnectionTests {
         }
     }
 
-    @Test("the outbox's due query and the app inbox's query by number use their partial indexes")
+    @Test("the outbox's due query, the app inbox's query by number and the BWMI live count use their partial indexes")
     func partialIndexes() throws {
         let db = try Connection(path: ":memory:")
         try db.migrate(TandemSchema.migrations)
@@ -155,6 +155,9 @@ struct ConnectionTests {
         let inbox = try db.query("EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE msisdn = ? AND pushed = 1", ["+31612345678"])
             .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
         #expect(inbox.contains("deliveries_inbox"), "plan: \(inbox)")
+        let badge = try db.query("EXPLAIN QUERY PLAN " + Store.liveBWMICountSQL, [.text("d"), .integer(0)])
+            .map { row throws(StoreError) in try row.get("detail", as: String.self) }.joined(separator: " ")
+        #expect(badge.contains("COVERING INDEX bwmi_notifications_live"), "plan: \(badge)")
     }
 
     @Test("run rejects several statements; execute runs scripts")

@@ -9,77 +9,80 @@ extension BWMIService {
     /// live count. The same acknowledgement again → 201 (nothing changes, no push). A `nid` that is not
     /// this device's (another device, another app, or none) → 404.
     ///
+    /// One durable write per ack: the notification's row is acknowledged inside the commit of the delivery's
+    /// read receipt (``Scheduler/submitReceipt(_:for:from:acknowledgement:completion:)``), which the scheduler
+    /// batches with every other receipt. Answered through `responder` like the device API's receipts: the
+    /// checks run on the calling (HTTP worker) thread, the scheduler answers once the commit is known — no task
+    /// per ack. Only an ack whose receipt the scheduler did not apply takes the slower way
+    /// (``acknowledgeUnapplied(_:device:app:trustPhones:at:outcome:)``).
+    ///
     /// A CM message that reached the device through its phone (the app trusts phones) has no row until it
     /// is acknowledged: the scheduler checks the delivery against the device's phone and app, and only a
     /// delivery in flight is acknowledged that way (so is a notification acknowledged before its row was
     /// recorded, checked against the device itself).
-    public func acknowledge(_ request: Request) async -> Response {
+    public func acknowledge(_ request: Request, responder: Responder) {
+        let app: App, settings: BWMIAppSettings, device: BWMIDevice, key: DeliveryKey
         do throws(Refusal) {
-            let app = try appOfPath(request)
+            let found = try bwmiAppOfPath(request)
+            (app, settings) = (found.app, found.settings)
             let ack = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.ack(request.body) }
-            guard let device = try reading({ try registry.bwmiDevice(app: app.key, token: ack.device) }) else {
+            guard let found = try reading({ try registry.bwmiDevice(app: app.key, token: ack.device) }) else {
                 throw Refusal(.notFound, "no device with this token is registered for this app")
             }
             guard let number = Int64(ack.nid), number > 0 else { throw unknownNotification }
-            let key = DeliveryKey(number)
-            let current = now()
-            // The notification's row and the delivery's read receipt are written at once (each joins its own
-            // group commit): one commit wait per ack, not two. The scheduler checks the receipt against this
-            // device, so a nid of another device records nothing; a delivery already final records nothing.
-            let sender = Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID))
-            async let acknowledged = attempt {
-                try await registry.acknowledgeBWMI(delivery: key, device: device, at: current, hybrid: false)
+            (device, key) = (found, DeliveryKey(number))
+        } catch {
+            return responder.respond(error.response)
+        }
+        let current = now()
+        // The scheduler checks the receipt against this device, so a nid of another device records nothing (and
+        // writes no acknowledgement); a delivery already final records nothing either.
+        let write = BWMIAcknowledgementWrite(delivery: key, device: device.deviceID, at: current)
+        scheduler.submitReceipt([.readReported(device.deviceID)], for: key,
+                                from: Scheduler.ReceiptSender(app: app.key, recipient: .device(device.deviceID)),
+                                acknowledgement: write) { [self] outcome in
+            switch outcome {
+            case .success(.recorded):
+                responder.respond(acknowledged(write.outcome, device: device, app: app, liveCount: write.liveCount))
+            case .success(let unapplied):
+                Task { responder.respond(await self.acknowledgeUnapplied(key, device: device, app: app, trustPhones: settings.trustPhones, at: current,
+                                                                           outcome: unapplied)) }
+            case .failure(let error):
+                responder.respond(storeFailure(error).response)
             }
-            async let receipt = attempt {
-                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key, from: sender)
+        }
+    }
+
+    /// The answer to an ack whose row was written: 201, and the badge update unless nothing changed (`liveCount`: the
+    /// live count the ack's commit left, if it counted it).
+    private func acknowledged(_ acknowledgement: BWMIAcknowledgement, device: BWMIDevice, app: App, liveCount: Int? = nil) -> Response {
+        if acknowledgement != .alreadyAcknowledged { sendBadge(to: device, app: app, liveCount: liveCount) }
+        return Response.empty(.created)
+    }
+
+    /// An ack whose receipt the scheduler did not apply as this device's (`outcome`): when the app trusts phones,
+    /// a CM message in flight to the device's phone (its receipt and acknowledgement again one commit); else the
+    /// notification's row alone — acknowledged if it is live (a delivery already final), 201 if it was already,
+    /// 404 if the device has none.
+    private func acknowledgeUnapplied(_ key: DeliveryKey, device: BWMIDevice, app: App, trustPhones: Bool, at now: Timestamp,
+                                      outcome: Scheduler.ReceiptOutcome) async -> Response {
+        do throws(Refusal) {
+            if outcome == .notTheRecipient, trustPhones, let phone = device.phone {
+                let write = BWMIAcknowledgementWrite(delivery: key, device: device.deviceID, at: now)
+                let hybrid = try await writing {
+                    try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key,
+                                                      from: Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)),
+                                                      acknowledgement: write)
+                }
+                if hybrid == .recorded { return acknowledged(write.outcome, device: device, app: app, liveCount: write.liveCount) }
             }
-            let (acknowledgement, receiptOutcome) = await (acknowledged, receipt)
-            switch try stored(acknowledgement) {
-            case .alreadyAcknowledged:
-                _ = try stored(receiptOutcome)
-                return Response.empty(.created)
-            case .acknowledged:
-                _ = try stored(receiptOutcome)
-            case .unknown:
-                try await acknowledgeUnrecorded(key, device: device, app: app, at: current, deviceReceipt: try stored(receiptOutcome))
+            let acknowledgement = try await writing {
+                try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: false)
             }
-            sendBadge(to: device, app: app)
-            return Response.empty(.created)
+            guard acknowledgement != .unknown else { throw unknownNotification }
+            return acknowledged(acknowledgement, device: device, app: app)
         } catch {
             return error.response
-        }
-    }
-
-    /// A notification without a row: a delivery to this device still in flight (acknowledged before the
-    /// service recorded it after the intake's commit; `deviceReceipt` is the scheduler's answer to the receipt
-    /// as this device's), else — when the app trusts phones — a CM message to the device's phone. The row of
-    /// the delivery if it is one of those; else 404.
-    private func acknowledgeUnrecorded(_ key: DeliveryKey, device: BWMIDevice, app: App, at now: Timestamp,
-                                       deviceReceipt: Scheduler.ReceiptOutcome) async throws(Refusal) {
-        var recorded = deviceReceipt == .recorded
-        if !recorded, let phone = device.phone, try reading({ try registry.bwmiSettings(app: app.key) }).trustPhones {
-            let outcome = try await writing {
-                try await scheduler.recordReceipt([.readReported(device.deviceID)], for: key,
-                                                  from: Scheduler.ReceiptSender(app: app.key, recipient: .msisdn(phone)))
-            }
-            recorded = outcome == .recorded
-        }
-        guard recorded else { throw unknownNotification }
-        _ = try await writing { try await registry.acknowledgeBWMI(delivery: key, device: device, at: now, hybrid: true) }
-    }
-
-    private func attempt<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private func stored<T>(_ result: Result<T, any Error>) throws(Refusal) -> T {
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw storeFailure(error)
         }
     }
 
@@ -93,23 +96,29 @@ extension BWMIService {
     /// not retried. Sent after the answer; per device at most one is sent at a time, and the acks that arrive
     /// meanwhile get one more update afterwards, with the count of that moment (``BWMIBadgeUpdates``).
     ///
+    /// The first update carries `liveCount` when the ack's commit counted it (no read of its own); a later one reads
+    /// the count when it is sent.
+    ///
     /// Not guaranteed: that the update arrives (a rejection or a failure is logged, a crash forgets it; the next
     /// notification or ack carries the right count again); that a token the provider declares dead here is
-    /// invalidated (the next managed notification to it does that).
-    func sendBadge(to device: BWMIDevice, app: App) {
+    /// invalidated (the next managed notification to it does that); that a notification sent between the ack's
+    /// commit and its update is counted (its own push carries the right badge; the next ack's update does too).
+    func sendBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) {
         guard device.active, badges.request(device.deviceID) else { return }
         Task {
+            var count = liveCount
             repeat {
-                await pushBadge(to: device, app: app)
+                await pushBadge(to: device, app: app, liveCount: count)
+                count = nil
             } while badges.finished(device.deviceID)
         }
     }
 
-    /// One badge-only push with the device's live count now.
-    func pushBadge(to device: BWMIDevice, app: App) async {
+    /// One badge-only push with `liveCount`, else the device's live count now.
+    func pushBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) async {
         let badge: Int
         do {
-            badge = try registry.liveBWMICount(device: device, at: now())
+            badge = try liveCount ?? registry.liveBWMICount(device: device, at: now())
         } catch {
             logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
             return

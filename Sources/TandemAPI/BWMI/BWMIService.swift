@@ -148,18 +148,23 @@ public final class BWMIService: Sendable {
 
     /// The app the path names, and its static key when it requires one.
     func appOfPath(_ request: Request) throws(Refusal) -> App {
+        try bwmiAppOfPath(request).app
+    }
+
+    /// ``appOfPath(_:)`` with the app's settings. Both come from the registry's cache, which sees what other
+    /// processes commit (``BWMIRegistry/bwmiApp(key:)``): no read per request while nothing was written.
+    func bwmiAppOfPath(_ request: Request) throws(Refusal) -> BWMIApp {
         guard let text = request.pathParameters["appKey"], let key = AppKey(text),
-              let app = try reading({ try directory.app(key: key) }) else {
+              let found = try reading({ try registry.bwmiApp(key: key) }) else {
             throw Refusal(.notFound, "no BWMI app at this base path")
         }
-        let settings = try reading { try registry.bwmiSettings(app: app.key) }
-        if let required = settings.staticKey {
+        if let required = found.settings.staticKey {
             guard let presented = request.headers["x-bwmi-key"],
                   ConstantTime.equals(Array(presented.utf8), Array(required.utf8)) else {
                 throw Refusal(.unauthorized, "this app requires its key in the X-BWMI-Key header")
             }
         }
-        return app
+        return found
     }
 
     private func admitRegistration(_ request: Request, app: App) throws(Refusal) {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the TIBCO BWMI API (`/bwmi/{appKey}/`) keeps: its devices (registrations with a claimed phone and
 /// email), its managed notifications and their acknowledgements, and each app's BWMI settings.
 ///
@@ -7,6 +9,9 @@
 public protocol BWMIRegistry: Sendable {
     /// The app's settings; the defaults when none were set.
     func bwmiSettings(app: AppKey) throws -> BWMIAppSettings
+    /// The app with this key and its settings, as last committed — by this process or another (`tandem app bwmi`,
+    /// `tandem app delete`); nil when no app has this key. What the app endpoints look up per request.
+    func bwmiApp(key: AppKey) throws -> BWMIApp?
     /// False when no app has this key.
     func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws -> Bool
     /// Creates or updates the app's registration holding `token` (re-enabling a deregistered or
@@ -43,6 +48,17 @@ public struct BWMIAppSettings: Sendable, Hashable {
     public init(trustPhones: Bool = false, staticKey: String? = nil) {
         self.trustPhones = trustPhones
         self.staticKey = staticKey
+    }
+}
+
+/// An app and its BWMI settings.
+public struct BWMIApp: Sendable, Hashable {
+    public let app: App
+    public let settings: BWMIAppSettings
+
+    public init(app: App, settings: BWMIAppSettings) {
+        self.app = app
+        self.settings = settings
     }
 }
 
@@ -95,4 +111,40 @@ public enum BWMIAcknowledgement: Sendable, Hashable {
     case alreadyAcknowledged
     /// The device has no notification with this id.
     case unknown
+}
+
+/// A BWMI acknowledgement written in the same transaction as the read receipt it comes with
+/// (``DeliveryStore/queueCommit(requests:inserts:changes:acknowledgements:chain:)``), so that an ack costs one
+/// durable write, not one for the row and one for the receipt: the device's notification `delivery` is marked
+/// acknowledged at `at` — or, with no row, gets one already acknowledged (as ``BWMIRegistry/acknowledgeBWMI(delivery:device:at:hybrid:)``
+/// with `hybrid`: it rides only with a receipt the scheduler applied as this device's, or as its phone's for an app
+/// that trusts phones).
+///
+/// ``outcome`` is set inside the transaction; read it once the commit succeeded (before, or after a failed commit,
+/// it means nothing).
+public final class BWMIAcknowledgementWrite: Sendable {
+    public let delivery: DeliveryKey
+    public let device: DeviceID
+    public let at: Timestamp
+    private let result = Mutex<(outcome: BWMIAcknowledgement, liveCount: Int?)>((.unknown, nil))
+
+    public init(delivery: DeliveryKey, device: DeviceID, at: Timestamp) {
+        self.delivery = delivery
+        self.device = device
+        self.at = at
+    }
+
+    /// What the write found: `acknowledged` (a live row, or none: one was inserted), `alreadyAcknowledged` (acknowledged
+    /// or expired before), `unknown` (the device has no registration).
+    public var outcome: BWMIAcknowledgement {
+        get { result.withLock { $0.outcome } }
+        set { result.withLock { $0.outcome = newValue } }
+    }
+
+    /// The device's live count at `at` just after an `acknowledged` outcome, counted in the same transaction (the
+    /// badge update's first count, no read of its own); nil when the store did not count it.
+    public var liveCount: Int? {
+        get { result.withLock { $0.liveCount } }
+        set { result.withLock { $0.liveCount = newValue } }
+    }
 }

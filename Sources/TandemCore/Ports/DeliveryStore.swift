@@ -11,8 +11,11 @@ public protocol DeliveryStore: Sendable {
     /// earlier one of the chain committed: once one fails, the chain's later commits fail without being
     /// applied (``CommitChain/isBroken``). So a caller may prepare and queue a commit that builds on one
     /// still in flight.
+    ///
+    /// `acknowledgements`: BWMI acknowledgements committed in the same transaction (each sets its
+    /// ``BWMIAcknowledgementWrite/outcome`` there) — what the scheduler carries with the receipts they come with.
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     chain: CommitChain) -> PendingCommit
+                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit
 
     /// Appends events to deliveries that are already final (late receipts): the event log only, all in one
     /// transaction.
@@ -31,6 +34,12 @@ public protocol DeliveryStore: Sendable {
 }
 
 extension DeliveryStore {
+    /// ``queueCommit(requests:inserts:changes:acknowledgements:chain:)`` without acknowledgements.
+    public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                            chain: CommitChain) -> PendingCommit {
+        queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: [], chain: chain)
+    }
+
     /// Every delivery that is not final, in key order.
     public func loadInFlight() async throws -> [StoredDelivery] {
         guard let keys = try await inFlightKeys() else { return [] }
@@ -45,7 +54,7 @@ extension DeliveryStore {
     }
 }
 
-/// Commits that build on one another (see ``DeliveryStore/queueCommit(requests:inserts:changes:chain:)``).
+/// Commits that build on one another (see ``DeliveryStore/queueCommit(requests:inserts:changes:acknowledgements:chain:)``).
 /// A store marks the chain broken when one of its commits fails, before applying any later one; a broken
 /// chain stays broken — its owner starts a new one.
 public final class CommitChain: Sendable {
