@@ -155,6 +155,10 @@ def test_kill_9_under_load_loses_and_duplicates_nothing(tmp_path, seed, spool):
         wait_for(lambda: rows(server.db, """SELECT (SELECT count(*) FROM deliveries WHERE final = 0)
                                                    + (SELECT count(*) FROM message_spools)""") == [(0,)], timeout=90,
                  what=f"every recipient started and every delivery final ({context})")
+        # Every report posted and marked delivered: a post the loaded machine answered slowly is retried after a
+        # backoff of seconds, longer than any quiet spell worth waiting for.
+        wait_for(lambda: rows(server.db, "SELECT count(*) FROM outbox WHERE delivered_at IS NULL") == [(0,)], timeout=90,
+                 what=f"every status report delivered ({context})")
         wait_quiet(lambda: (len(webhook.all_posts()), len(smsc.records())), quiet=1.0, timeout=30)
 
         deliveries = {d: (msisdn, status, kind, message_id) for d, msisdn, status, kind, message_id in rows(
