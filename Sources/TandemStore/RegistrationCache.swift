@@ -55,20 +55,29 @@ final class RegistrationCache: Sendable {
 
     /// The cached registration, or what `load` reads (cached if nothing was invalidated meanwhile).
     func registration(_ device: DeviceID, load: (DeviceID) throws(StoreError) -> DeviceRegistration?) throws(StoreError) -> DeviceRegistration? {
-        let generation: UInt64
-        do {
-            let (cached, current) = state.withLock { ($0.entries[device], $0.generation) }
-            if let cached { return cached }
-            generation = current
-        }
-        let read = try load(device)
-        guard let loaded = read, capacity > 0 else { return read }
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        try cachedOrLoaded({ $0.entries[device] }, load: { () throws(StoreError) in try load(device) }) { state, loaded in
             if state.entries.count >= capacity, state.entries[device] == nil {
                 state.entries.remove(at: state.entries.startIndex)
             }
             state.entries[device] = loaded
+        }
+    }
+
+    /// What `cached` finds under the lock; else what `load` reads (outside the lock), kept by `keep` unless something
+    /// was invalidated meanwhile (the generation moved on) or the cache holds nothing (capacity 0). Nil is not cached.
+    private func cachedOrLoaded<Value: Sendable>(_ cached: (State) -> Value?, load: () throws(StoreError) -> Value?,
+                                                 keep: (inout State, Value) -> Void) throws(StoreError) -> Value? {
+        let generation: UInt64
+        do {
+            let (found, current) = state.withLock { (cached($0), $0.generation) }
+            if let found { return found }
+            generation = current
+        }
+        let read = try load()
+        guard let loaded = read, capacity > 0 else { return read }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            keep(&state, loaded)
         }
         return loaded
     }
@@ -78,16 +87,7 @@ final class RegistrationCache: Sendable {
     /// device's own (``invalidate(_:)``) or every one (``invalidateAll()``).
     func bwmiDevice(app: AppKey, token: PushToken, load: () throws(StoreError) -> BWMIDevice?) throws(StoreError) -> BWMIDevice? {
         let key = BWMITokenKey(app: app, token: token)
-        let generation: UInt64
-        do {
-            let (cached, current) = state.withLock { ($0.bwmi[key], $0.generation) }
-            if let cached { return cached }
-            generation = current
-        }
-        let read = try load()
-        guard let loaded = read, capacity > 0 else { return read }
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        return try cachedOrLoaded({ $0.bwmi[key] }, load: load) { state, loaded in
             if state.bwmi.count >= capacity, state.bwmi[key] == nil, let evicted = state.bwmi.first {
                 state.bwmi[evicted.key] = nil
                 state.bwmiKeys[evicted.value.deviceID] = nil
@@ -96,28 +96,17 @@ final class RegistrationCache: Sendable {
             state.bwmi[key] = loaded
             state.bwmiKeys[loaded.deviceID] = key
         }
-        return loaded
     }
 
     /// The cached routing registration of `device`, or what `load` reads (cached, like a registration, if
     /// nothing was invalidated meanwhile; an unknown device is not cached). The same invalidations apply.
     func routingRegistration(_ device: DeviceID, load: () throws(StoreError) -> Registration?) throws(StoreError) -> Registration? {
-        let generation: UInt64
-        do {
-            let (cached, current) = state.withLock { ($0.routing[device], $0.generation) }
-            if let cached { return cached }
-            generation = current
-        }
-        let read = try load()
-        guard let loaded = read, capacity > 0 else { return read }
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        try cachedOrLoaded({ $0.routing[device] }, load: load) { state, loaded in
             if state.routing.count >= capacity, state.routing[device] == nil {
                 state.routing.remove(at: state.routing.startIndex)
             }
             state.routing[device] = loaded
         }
-        return loaded
     }
 
     /// The cached active myMSP recipients of `user` among `ids`, in their order, when every one is cached;
