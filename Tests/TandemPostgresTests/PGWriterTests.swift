@@ -196,67 +196,36 @@ struct PGWriterTests {
     }
 }
 
-/// Outcomes of enqueued jobs by name ("ok" or the error's description), awaited together.
+/// Outcomes of enqueued jobs by name ("ok" or the error's description), awaited together: the waiter is resumed by
+/// the completion that brings the count it waits for (no polling).
 private final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private var outcomes: [String: String] = [:]
+    private var waiter: (count: Int, continuation: CheckedContinuation<[String: String], Never>)?
 
     func recorder(_ name: String) -> @Sendable (Result<[PGResult], PGError>) -> Void {
         { result in
-            self.lock.withLock {
+            let ready = self.lock.withLock { () -> (CheckedContinuation<[String: String], Never>, [String: String])? in
                 switch result {
                 case .success: self.outcomes[name] = "ok"
                 case .failure(let error): self.outcomes[name] = "\(error)"
                 }
+                guard let waiter = self.waiter, self.outcomes.count >= waiter.count else { return nil }
+                self.waiter = nil
+                return (waiter.continuation, self.outcomes)
             }
+            if let (continuation, outcomes) = ready { continuation.resume(returning: outcomes) }
         }
     }
 
     func waitFor(_ count: Int) async -> [String: String] {
-        while true {
-            let snapshot = lock.withLock { outcomes }
-            if snapshot.count >= count { return snapshot }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-}
-
-@Suite("PostgreSQL reader pool")
-struct PGReaderPoolTests {
-    @Test("reads run on several connections at once, survive a lost connection, and fail at once without a server")
-    func readers() async throws {
-        let cluster = try await PostgresCluster.shared()
-        let name = "r_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        let conninfo = cluster.conninfo(name)
-        let admin = try PGConnection(conninfo)
-        let pool = PGReaderPool(size: 4) { () throws(PGError) in try PGConnection(conninfo + " application_name=reader") }
-        let pids = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    try await pool.read { db throws(PGError) in
-                        try db.execute("SELECT pg_backend_pid()::text FROM pg_sleep(0.2)").scalar ?? ""
-                    }
-                }
+        await withCheckedContinuation { continuation in
+            let ready = lock.withLock { () -> [String: String]? in
+                if outcomes.count >= count { return outcomes }
+                waiter = (count, continuation)
+                return nil
             }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            if let ready { continuation.resume(returning: ready) }
         }
-        #expect(pids.count >= 2 && pids.count <= 4)
-        // Every reader's backend ended: the next reads reconnect on their own.
-        #expect(try admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'reader'")
-            .scalar == String(pids.count))
-        for _ in 0..<8 {
-            #expect(try await pool.read { db throws(PGError) in try db.execute("SELECT 41 + 1").scalar } == "42")
-        }
-        // A statement the server refuses is the caller's error, not retried.
-        await #expect(throws: PGError.self) { try await pool.read { db throws(PGError) in try db.execute("SELECT * FROM nothing_here") } }
-        await pool.close()
-        await #expect(throws: PGError.notApplied("the store is closed")) { try await pool.read { _ throws(PGError) in 1 } }
-
-        let unreachable = PGReaderPool(size: 1) { () throws(PGError) in
-            try PGConnection("host=\(cluster.directory) port=1 user=tandem dbname=postgres connect_timeout=2")
-        }
-        await #expect(throws: PGError.self) { try await unreachable.read { _ throws(PGError) in 1 } }
-        await unreachable.close()
     }
 }
