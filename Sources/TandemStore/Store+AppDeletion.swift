@@ -1,16 +1,5 @@
 import TandemCore
 
-/// What ``Store/deleteApp(key:)`` did.
-public enum AppDeletion: Sendable, Hashable {
-    /// The app is gone, with its device registrations, its cospace users, its myMSP user and its SMS prefix blocks.
-    case deleted(registrations: Int)
-    /// Nothing changed: messages name the app, and their history (status lookups, reports, timelines)
-    /// keeps it.
-    case inUse(messages: Int)
-    /// No app has the key.
-    case notFound
-}
-
 /// Deleting an app.
 ///
 /// An app can be deleted only while no message names it: messages, their deliveries and their events refer

@@ -125,10 +125,8 @@ public final class Store: Sendable {
     }
 
     /// The database's current `PRAGMA user_version`, read through a reader.
-    public var schemaVersion: Int {
-        get throws(StoreError) {
-            try read { db throws(StoreError) in try db.schemaVersion }
-        }
+    public func schemaVersion() throws(StoreError) -> Int {
+        try read { db throws(StoreError) in try db.schemaVersion }
     }
 
     /// Batch counters of the writer (see ``WriterStatistics``).

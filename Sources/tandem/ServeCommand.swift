@@ -48,7 +48,7 @@ struct ServeCommand {
         }
         defer { withExtendedLifetime(serverLock) {} }
         let store = try StoreOpener.open(configuration.database)
-        let schemaVersion = (try? store.schemaVersion).map { Int64($0) } ?? -1
+        let schemaVersion = (try? store.schemaVersion()).map { Int64($0) } ?? -1
         logger.info("store open", ["path": .string(configuration.database.path), "schemaVersion": .int(schemaVersion)])
         logger.info("policies loaded", [
             "default": .string(Self.summary(policies[.default])), "otp": .string(Self.summary(policies[.otp])),

@@ -31,7 +31,7 @@ struct MessageTypeCheckMigrationTests {
             await old.close()
 
             let store = try Store.open(StoreConfiguration(path: path))
-            #expect(try store.schemaVersion == newestSchemaVersion)
+            #expect(try store.schemaVersion() == newestSchemaVersion)
             try store.read { db throws(StoreError) in
                 // Later migrations append columns (13: api, presentation, extra): the rows' older columns are unchanged.
                 #expect(try db.query("SELECT * FROM messages ORDER BY id").map { Array($0.values.prefix(before[0].count)) } == before)

@@ -8,7 +8,7 @@ struct MigrationTests {
         try await withTemporaryDirectory { dir in
             let path = dir + "/tandem.sqlite"
             let first = try Store.open(StoreConfiguration(path: path))
-            #expect(try first.schemaVersion == newestSchemaVersion)
+            #expect(try first.schemaVersion() == newestSchemaVersion)
             try await first.write { db throws(StoreError) in
                 try db.run("INSERT INTO accounts (name, product_token, created_at) VALUES ('acme', 'tok-1', 1)")
             }
@@ -19,7 +19,7 @@ struct MigrationTests {
             connection.close()
 
             let second = try Store.open(StoreConfiguration(path: path))
-            #expect(try second.schemaVersion == newestSchemaVersion)
+            #expect(try second.schemaVersion() == newestSchemaVersion)
             let names = try second.read { db throws(StoreError) in
                 try db.query("SELECT name FROM accounts").map { row throws(StoreError) in try row.get(0, as: String.self) }
             }

@@ -25,7 +25,7 @@ struct SMSProtectionMigrationTests {
             await old.close()
 
             let store = try Store.open(StoreConfiguration(path: path))
-            #expect(try store.schemaVersion == newestSchemaVersion)
+            #expect(try store.schemaVersion() == newestSchemaVersion)
             #expect(try store.app(key: AppKey(key)!)?.smsProtection == SMSProtection())
             #expect(try store.account(productToken: ProductToken(token)!)?.smsCountries == SMSCountryPolicy())
             let challenge = try #require(try store.registration(DeviceID(device)!)?.verification.challenge)

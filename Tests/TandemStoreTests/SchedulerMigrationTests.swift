@@ -43,7 +43,7 @@ struct SchedulerMigrationTests {
             let before = try Self.seedVersion1(at: path, messageID: messageID)
 
             let store = try Store.open(StoreConfiguration(path: path), migrations: Array(TandemSchema.migrations.prefix(2)))
-            #expect(try store.schemaVersion == 2)
+            #expect(try store.schemaVersion() == 2)
             for (table, rowsBefore) in before {
                 var after = try rows(store, "SELECT * FROM \(table) ORDER BY 1, 2")
                 if table == "deliveries" {
@@ -73,7 +73,7 @@ struct SchedulerMigrationTests {
             // GUID and loads only what is in flight.
             await store.close()
             let current = try Store.open(StoreConfiguration(path: path))
-            #expect(try current.schemaVersion == newestSchemaVersion)
+            #expect(try current.schemaVersion() == newestSchemaVersion)
             let deliveries = SQLiteDeliveryStore(store: current)
             let content = MessageContent(messageID: messageID, sender: "Acme", body: "hello", reference: "ref")
             let record = try Fixture.pushed(to: [Fixture.device(1)], msisdn: Fixture.msisdn(1), content: content)

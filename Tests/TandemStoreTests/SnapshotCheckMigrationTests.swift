@@ -24,7 +24,7 @@ struct SnapshotCheckMigrationTests {
             await old.close()
 
             let store = try Store.open(StoreConfiguration(path: path))
-            #expect(try store.schemaVersion == newestSchemaVersion)
+            #expect(try store.schemaVersion() == newestSchemaVersion)
             let rows = try store.read { db throws(StoreError) in
                 try db.query("""
                     SELECT id, message_id, msisdn, state, status, final, snapshot, pushed, push_withdrawn, push_deadline,
