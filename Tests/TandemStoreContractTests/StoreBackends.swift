@@ -59,6 +59,9 @@ extension Backend {
 protocol StoreUnderTest: Sendable {
     var deliveries: any DeliveryStore { get }
     var outbox: any OutboxStore { get }
+    /// The store itself (`Store` or `PGStore`), for the contract tests of the other ports: a test casts it to the
+    /// port it covers (`try #require(store.database as? any AppRegistry)`).
+    var database: any Sendable { get }
     /// Runs SQL both dialects read alike (literal values, no parameters), through a connection of its own.
     func execute(_ sql: String) async throws
     /// `SELECT count(*) FROM table`, through a connection of its own.
@@ -85,6 +88,7 @@ final class SQLiteUnderTest: StoreUnderTest {
     let sqlite: SQLiteDeliveryStore
     var deliveries: any DeliveryStore { sqlite }
     var outbox: any OutboxStore { SQLiteOutbox(store: store) }
+    var database: any Sendable { store }
 
     init(path: String) throws {
         self.path = path
@@ -127,6 +131,7 @@ final class PostgresUnderTest: StoreUnderTest, @unchecked Sendable {
     let admin: PGConnection
     var deliveries: any DeliveryStore { postgres }
     var outbox: any OutboxStore { PGOutbox(store: store) }
+    var database: any Sendable { store }
 
     init(conninfo: String) async throws {
         self.conninfo = conninfo
