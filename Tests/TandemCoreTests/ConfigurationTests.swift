@@ -162,6 +162,27 @@ struct ConfigurationTests {
         #expect(problem("{}", environment: ["TANDEM_DB": ""]) == "TANDEM_DB: database.path: must not be empty")
     }
 
+    @Test("database.url names a PostgreSQL database, its password comes from the environment, TANDEM_DATABASE_URL overrides")
+    func postgresDatabase() throws {
+        let configuration = try load(#"{"database": {"url": "postgres://tandem@127.0.0.1:5432/tandem", "password": {"env": "PGPW"}, "connectTimeout": "5s"}}"#,
+                                     environment: ["PGPW": "s3cr3t"])
+        #expect(configuration.database.url == "postgres://tandem@127.0.0.1:5432/tandem")
+        #expect(configuration.database.password?.value == "s3cr3t")
+        #expect(configuration.database.connectTimeout == .seconds(5))
+        let overridden = try load("{}", environment: ["TANDEM_DATABASE_URL": "postgresql:///t?host=/tmp/pg"])
+        #expect(overridden.database.url == "postgresql:///t?host=/tmp/pg")
+        #expect(try load("{}").database.url == nil)
+        #expect(problem(#"{"database": {"url": "mysql://x/y"}}"#)?.contains("database.url: expected a PostgreSQL URL") == true)
+        #expect(problem(#"{"database": {"url": "postgres://u:pw@h/db"}}"#)?.contains("must not contain the password") == true)
+        #expect(problem(#"{"database": {"url": "postgres://u@h/db?password=x"}}"#)?.contains("must not contain the password") == true)
+        #expect(problem(#"{"database": {"url": "postgres://h/db", "path": "a.sqlite"}}"#)?.contains("leave out database.path") == true)
+        #expect(problem(#"{"database": {"password": {"env": "PGPW"}}}"#, environment: ["PGPW": "x"])?
+            .contains("database.password: is a PostgreSQL password: set database.url too") == true)
+        #expect(problem(#"{"database": {"url": "postgres://h/db", "password": {"env": "UNSET_PW"}}}"#)?
+            .contains("environment variable UNSET_PW is not set") == true)
+        #expect(problem("{}", environment: ["TANDEM_DATABASE_URL": "nope"])?.hasPrefix("TANDEM_DATABASE_URL: database.url: expected") == true)
+    }
+
     @Test("a secret is read from the environment variable the file names, and never printed")
     func secretsFromEnvironment() throws {
         let configuration = try load(#"{"metrics": {"bearerToken": {"env": "MY_TOKEN"}}}"#, environment: ["MY_TOKEN": "s3cr3t"])

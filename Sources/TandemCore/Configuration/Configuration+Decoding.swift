@@ -25,6 +25,18 @@ extension Configuration {
             configuration.database.path = path
             configuration.paths.removeAll { $0.key == "database.path" }
         }
+        if let url = environment["TANDEM_DATABASE_URL"] {
+            if let problem = Database.problem(url: url) {
+                throw ConfigurationError(file: "TANDEM_DATABASE_URL", key: "database.url", problem: problem)
+            }
+            configuration.database.url = url
+        }
+        if let reference = configuration.database.password {
+            guard configuration.database.url != nil else {
+                throw ConfigurationError(file: file, key: "database.password", problem: "is a PostgreSQL password: set database.url too")
+            }
+            configuration.database.password = try resolve(reference, key: "database.password", file: file, environment: environment)
+        }
         if let reference = configuration.metrics.bearerToken {
             configuration.metrics.bearerToken = try resolve(reference, key: "metrics.bearerToken",
                                                             file: file, environment: environment)
@@ -159,7 +171,7 @@ extension Configuration.HTTP: Decodable {
 
 extension Configuration.Database: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case path, readers, busyTimeout, commitWindow, commitMaxWrites, synchronous, checkpointPages
+        case path, readers, busyTimeout, commitWindow, commitMaxWrites, synchronous, checkpointPages, url, password, connectTimeout
     }
 
     public init(from decoder: any Decoder) throws {
@@ -178,6 +190,33 @@ extension Configuration.Database: Decodable {
         if c.contains(.commitMaxWrites) { commitMaxWrites = try c.decode(Int.self, forKey: .commitMaxWrites, in: 1...100_000) }
         if c.contains(.synchronous) { synchronous = try c.decodeChoice(Configuration.Synchronous.self, forKey: .synchronous) }
         if c.contains(.checkpointPages) { checkpointPages = try c.decode(Int.self, forKey: .checkpointPages, in: 0...1_000_000) }
+        if c.contains(.url) {
+            let text = try c.decode(String.self, forKey: .url)
+            if let problem = Self.problem(url: text) { throw c.fail(.url, problem) }
+            if c.contains(.path) { throw c.fail(.url, "names a PostgreSQL database: leave out database.path (SQLite), or this") }
+            url = text
+        }
+        password = try c.decodeIfPresent(SecretReference.self, forKey: .password)
+        if c.contains(.connectTimeout) { connectTimeout = try c.decodeDuration(forKey: .connectTimeout, in: .zero...(.seconds(3_600))) }
+    }
+
+    /// Why `url` cannot name a PostgreSQL database, or nil. Only the form is checked here (scheme, no password,
+    /// no control characters); libpq parses the rest when the store opens.
+    static func problem(url: String) -> String? {
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            return "expected a PostgreSQL URL like postgres://tandem@127.0.0.1:5432/tandem, got \"\(url.prefix(80))\""
+        }
+        guard !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return "must not contain control characters"
+        }
+        let authority = url.drop(while: { $0 != "/" }).dropFirst(2).prefix(while: { $0 != "/" && $0 != "?" })
+        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
+            return "must not contain the password: name it as database.password: {\"env\": \"NAME\"}"
+        }
+        if url.contains("password=") {
+            return "must not contain the password: name it as database.password: {\"env\": \"NAME\"}"
+        }
+        return nil
     }
 }
 

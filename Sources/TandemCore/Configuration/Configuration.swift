@@ -59,6 +59,15 @@ public struct Configuration: Sendable, Hashable {
 
     public struct Database: Sendable, Hashable {
         public var path = "data/tandem.sqlite"
+        /// A PostgreSQL database instead of the SQLite file at ``path``: a libpq URI (`postgres://user@host:port/db`,
+        /// `postgresql:///db?host=/run/postgresql`), never with a password in it.
+        public var url: String?
+        /// The PostgreSQL password, from the environment (`{"env": "NAME"}`); none: libpq's own ways (a
+        /// `~/.pgpass` file, `PGPASSWORD`, or an authentication that needs none).
+        public var password: SecretReference?
+        /// How long `tandem serve` waits for a PostgreSQL server that does not answer yet (starting up, or
+        /// not reachable) before it gives up.
+        public var connectTimeout: Duration = .seconds(30)
         /// Read-only connections beside the single writer.
         public var readers = 4
         public var busyTimeout: Duration = .seconds(5)
