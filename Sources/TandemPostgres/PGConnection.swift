@@ -15,8 +15,13 @@ public final class PGConnection {
 
     /// Connects with a libpq connection string (`host=… port=… user=… dbname=…`) or URI
     /// (`postgres://user@host:port/db`).
-    public init(_ conninfo: String) throws(PGError) {
-        let connection = PQconnectdb(conninfo)
+    public convenience init(_ conninfo: String) throws(PGError) {
+        try self.init(PGConnectionTarget(conninfo))
+    }
+
+    /// Connects to `target` (its password and application name override the connection string's).
+    public init(_ target: PGConnectionTarget) throws(PGError) {
+        let connection = target.withParameters { keywords, values in PQconnectdbParams(keywords, values, 1) }
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             let message = connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(connection)

@@ -13,11 +13,12 @@ public final class PGStore: Sendable {
     let writer: PGWriter
     let readers: PGReaderPool
     let policies = PolicyCatalog()
-    public let conninfo: String
+    public let target: PGConnectionTarget
+    public var conninfo: String { target.conninfo }
 
-    private init(conninfo: String, readers: Int, writer configuration: PGWriter.Configuration) {
-        self.conninfo = conninfo
-        let connect: @Sendable () throws(PGError) -> PGConnection = { () throws(PGError) -> PGConnection in try PGConnection(conninfo) }
+    private init(target: PGConnectionTarget, readers: Int, writer configuration: PGWriter.Configuration) {
+        self.target = target
+        let connect: @Sendable () throws(PGError) -> PGConnection = { () throws(PGError) -> PGConnection in try PGConnection(target) }
         writer = PGWriter(configuration: configuration, connect: connect)
         self.readers = PGReaderPool(size: readers, connect: connect)
     }
@@ -26,24 +27,47 @@ public final class PGStore: Sendable {
     /// with libpq's reason when the server cannot be reached or refuses the login, with ``PGError/notApplied(_:)``
     /// when the database's schema is newer than this build.
     public static func open(_ conninfo: String, readers: Int = 4) async throws(PGError) -> PGStore {
-        try await open(conninfo, readers: readers, writer: PGWriter.Configuration())
+        try await open(PGConnectionTarget(conninfo), readers: readers, writer: PGWriter.Configuration())
     }
 
-    static func open(_ conninfo: String, readers: Int, writer: PGWriter.Configuration) async throws(PGError) -> PGStore {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PGError>, Never>) in
-            // Connecting and migrating block: on a thread of their own, never the cooperative pool.
-            Thread {
-                continuation.resume(returning: Result { () throws(PGError) in
-                    let connection = try PGConnection(conninfo)
-                    defer { connection.close() }
-                    try PGSchema.migrate(connection)
-                })
-            }.start()
+    /// Opens the store on `target`, first waiting up to `wait` while no server answers there or it refuses
+    /// connections (one starting up): a server that answers and then refuses the login, or a target libpq
+    /// cannot parse, fails at once.
+    public static func open(_ target: PGConnectionTarget, readers: Int = 4, commitMaxWrites: Int = 256,
+                            waitingUpTo wait: Duration = .zero) async throws(PGError) -> PGStore {
+        var writer = PGWriter.Configuration()
+        writer.commitMaxWrites = commitMaxWrites
+        return try await open(target, readers: readers, writer: writer, waitingUpTo: wait)
+    }
+
+    static func open(_ target: PGConnectionTarget, readers: Int, writer: PGWriter.Configuration,
+                     waitingUpTo wait: Duration = .zero) async throws(PGError) -> PGStore {
+        if let problem = PGConnectionTarget.problem(in: target.conninfo) { throw .connection(problem) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + wait
+        while await Self.blocking({ target.readiness() }) != .ready, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(250))
         }
-        try result.get()
-        let store = PGStore(conninfo: conninfo, readers: readers, writer: writer)
+        try await Self.blocking { () throws(PGError) in
+            // Connecting and migrating block: on a thread of their own, never the cooperative pool.
+            let connection = try PGConnection(target)
+            defer { connection.close() }
+            try PGSchema.migrate(connection)
+        }.get()
+        let store = PGStore(target: target, readers: readers, writer: writer)
         try await store.reloadPolicies()
         return store
+    }
+
+    /// Runs `body` (blocking libpq calls) on a thread of its own, never on the cooperative pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(PGError) -> T) async -> Result<T, PGError> {
+        await blocking { () -> Result<T, PGError> in Result { () throws(PGError) -> T in try body() } }
     }
 
     /// Closes the writer (after what is queued) and the readers. Idempotent.
