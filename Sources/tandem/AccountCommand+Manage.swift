@@ -68,16 +68,8 @@ extension AccountCommand {
     }
 
     /// Opens the store, runs `body`, and closes the store whether `body` succeeded or not.
-    func withStore<T>(_ parsed: Arguments, _ body: (Store) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        do {
-            let result = try await body(store)
-            await store.close()
-            return result
-        } catch {
-            await store.close()
-            throw error
-        }
+    func withStore<T>(_ parsed: Arguments, _ body: (any TandemDatabase) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
+        try await StoreOpener.with(configPath: parsed.option("config"), environment: environment, body)
     }
 
     static func productToken(_ text: String) throws(CommandFailure) -> ProductToken {

@@ -59,7 +59,7 @@ struct AccountCommand {
 
     private func create(_ parsed: Arguments) async throws(CommandFailure) {
         let words = try parsed.expectPositional(2, usage: "tandem account create NAME [--config PATH]")
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
+        let store = try await StoreOpener.open(configPath: parsed.option("config"), environment: environment)
         let account: Account
         do throws(Administration.Failure) {
             account = try await Administration(registry: store, now: ProcessIO.now).createAccount(name: words[1])
@@ -91,7 +91,7 @@ struct AccountCommand {
         guard let format = WebhookFormat(wireName: formatText) else {
             throw CommandFailure(.usage, "--format must be json or xml, got \"\(formatText)\"")
         }
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
+        let store = try await StoreOpener.open(configPath: parsed.option("config"), environment: environment)
         let found: Bool
         do {
             found = try await store.setWebhook(account: token, url: url, format: format)

@@ -26,7 +26,7 @@ extension AppCommand {
         let removeKey = parsed.flag("no-static-key")
         let settings = try await withStore(parsed) { store throws(CommandFailure) -> BWMIAppSettings in
             let found: BWMIAppSettings?
-            do throws(StoreError) {
+            do {
                 if try store.app(key: key) == nil {
                     found = nil
                 } else {

@@ -25,7 +25,7 @@ extension AppCommand {
             throw CommandFailure(.usage, "--event-url must be an http:// or https:// URL, got \"\(eventURL)\"")
         }
         let (salt, hash) = MyMSPPassword.hash(password)
-        try await update(parsed, key: key, action: "set the myMSP user") { store, key throws(StoreError) in
+        try await update(parsed, key: key, action: "set the myMSP user") { store, key in
             try await store.setMyMSPUser(app: key, name: user, passwordSalt: salt, passwordHash: hash, eventURL: eventURL,
                                          at: Timestamp(milliseconds: ProcessIO.unixMilliseconds()))
         }
@@ -47,7 +47,7 @@ extension AppCommand {
             ids.append(id)
         }
         try await withStore(parsed) { store throws(CommandFailure) in
-            let user = try Self.myMSPUser(key, in: store)
+            let user = try await Self.myMSPUser(key, in: store)
             do {
                 try await store.setMyMSPGroup(user: user.id, name: name, shortName: parsed.option("short-name"), recipients: ids,
                                               at: Timestamp(milliseconds: ProcessIO.unixMilliseconds()))
@@ -63,7 +63,7 @@ extension AppCommand {
         let words = try parsed.expectPositional(3, usage: Self.myMSPUngroupUsage)
         let key = try Self.appKey(words[1])
         let found = try await withStore(parsed) { store throws(CommandFailure) -> Bool in
-            let user = try Self.myMSPUser(key, in: store)
+            let user = try await Self.myMSPUser(key, in: store)
             do {
                 return try await store.deleteMyMSPGroup(user: user.id, name: words[2])
             } catch {
@@ -78,7 +78,7 @@ extension AppCommand {
         try parsed.expectOnly(["config"], usage: Self.myMSPGroupsUsage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: Self.myMSPGroupsUsage)[1])
         let groups = try await withStore(parsed) { store throws(CommandFailure) -> [MyMSPGroup] in
-            let user = try Self.myMSPUser(key, in: store)
+            let user = try await Self.myMSPUser(key, in: store)
             do {
                 return try store.mymspGroups(user: user.id)
             } catch {
@@ -91,8 +91,8 @@ extension AppCommand {
     }
 
     /// The lines `tandem app show` adds for an app with a myMSP user.
-    static func myMSPText(_ key: AppKey, in store: Store) -> String {
-        guard let user = try? store.mymspUser(app: key), let recipients = try? store.mymspRecipients(app: key) else { return "" }
+    static func myMSPText(_ key: AppKey, in store: any TandemDatabase) async -> String {
+        guard let user = try? await store.mymspUser(app: key), let recipients = try? await store.mymspRecipients(app: key) else { return "" }
         let active = recipients.filter(\.active).count
         return """
             myMSP user:   \(user.name)\(user.eventURL.map { " (events to \($0))" } ?? " (events by poll only)")
@@ -101,11 +101,11 @@ extension AppCommand {
             """
     }
 
-    static func myMSPUser(_ key: AppKey, in store: Store) throws(CommandFailure) -> MyMSPUser {
-        _ = try details(key, in: store)
+    static func myMSPUser(_ key: AppKey, in store: any TandemDatabase) async throws(CommandFailure) -> MyMSPUser {
+        _ = try await details(key, in: store)
         let user: MyMSPUser?
         do {
-            user = try store.mymspUser(app: key)
+            user = try await store.mymspUser(app: key)
         } catch {
             throw CommandFailure(.failure, "cannot read the myMSP user: \(error)")
         }

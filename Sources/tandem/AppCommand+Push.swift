@@ -32,7 +32,7 @@ extension AppCommand {
                 + "key's PEM from it in its own environment when it signs this app's pushes, and they fail while it is "
                 + "unset (for systemd: Environment= or EnvironmentFile= in its unit)\n")
         }
-        try await update(parsed, key: key, action: "set the APNs credentials") { store, key throws(StoreError) in
+        try await update(parsed, key: key, action: "set the APNs credentials") { store, key in
             try await store.setAPNsCredentials(key: key, credentials)
         }
     }
@@ -47,7 +47,7 @@ extension AppCommand {
             throw CommandFailure(.usage, error.description)
         }
         try Self.expectFile(credentials.serviceAccountPath, what: "the FCM service-account file")
-        try await update(parsed, key: key, action: "set the FCM credentials") { store, key throws(StoreError) in
+        try await update(parsed, key: key, action: "set the FCM credentials") { store, key in
             try await store.setFCMCredentials(key: key, credentials)
         }
     }

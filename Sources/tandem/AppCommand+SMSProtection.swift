@@ -20,7 +20,7 @@ extension AppCommand {
             }
             protection.pinLength = length
         }
-        try await update(parsed, key: key, action: "set the SMS protection") { store, key throws(StoreError) in
+        try await update(parsed, key: key, action: "set the SMS protection") { store, key in
             try await store.setSMSProtection(key: key, protection)
         }
     }
@@ -30,9 +30,9 @@ extension AppCommand {
         try parsed.expectOnly(["config"], usage: Self.smsBlocksUsage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: Self.smsBlocksUsage)[1])
         let blocks = try await withStore(parsed) { store throws(CommandFailure) -> [PrefixBlock] in
-            _ = try Self.details(key, in: store)
+            _ = try await Self.details(key, in: store)
             do {
-                return try store.activePrefixBlocks(now: Timestamp(milliseconds: ProcessIO.unixMilliseconds()))
+                return try await store.activePrefixBlocks(now: Timestamp(milliseconds: ProcessIO.unixMilliseconds()))
                     .filter { $0.app == key }
             } catch {
                 throw CommandFailure(.failure, "cannot read the prefix blocks: \(error)")
@@ -77,7 +77,7 @@ extension AccountCommand {
         let words = try parsed.expectPositional(2, usage: Self.setSMSCountriesUsage)
         guard let token = ProductToken(words[1]) else { throw CommandFailure(.usage, "PRODUCT_TOKEN must be a GUID") }
         let policy = SMSCountryPolicy(mode: try AppCommand.protectionMode(parsed), countries: try AppCommand.countryRule(parsed))
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
+        let store = try await StoreOpener.open(configPath: parsed.option("config"), environment: environment)
         let found: Bool
         do {
             found = try await store.setSMSCountries(productToken: token, policy)

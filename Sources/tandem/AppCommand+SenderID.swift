@@ -21,7 +21,7 @@ extension AppCommand {
                 throw CommandFailure(.failure, "cannot set the sender id: \(error)")
             }
             switch change {
-            case .set: return try Self.details(key, in: store)
+            case .set: return try await Self.details(key, in: store)
             case .unknownApp: throw Self.unknownApp(key)
             case .takenBy(let other): throw CommandFailure(.dataError, "the account's app \(other.text) already has sender id \(senderID ?? "")")
             }

@@ -60,7 +60,7 @@ extension AppCommand {
         let key = try Self.appKey(try parsed.expectPositional(3, usage: usage)[2])
         let users = try await withStore(parsed) { store throws(CommandFailure) -> [AppUser]? in
             do {
-                return try store.users(app: key)
+                return try await store.users(app: key)
             } catch {
                 throw CommandFailure(.failure, "cannot read the users: \(error)")
             }

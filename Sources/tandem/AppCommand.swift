@@ -145,7 +145,7 @@ struct AppCommand {
         _ = try parsed.expectPositional(1, usage: "tandem app list [--config PATH]")
         let apps = try await withStore(parsed) { store throws(CommandFailure) -> [AppSummary] in
             do {
-                return try store.apps()
+                return try await store.apps()
             } catch {
                 throw CommandFailure(.failure, "cannot read apps: \(error)")
             }
@@ -158,9 +158,9 @@ struct AppCommand {
         try parsed.expectOnly(["config"], usage: usage)
         let key = try Self.appKey(try parsed.expectPositional(2, usage: usage)[1])
         let (details, cospace, mymsp) = try await withStore(parsed) { store throws(CommandFailure) in
-            let details = try Self.details(key, in: store)
+            let details = try await Self.details(key, in: store)
             do {
-                return (details, try store.cospaceCounts(app: key), Self.myMSPText(key, in: store))
+                return await (details, try store.cospaceCounts(app: key), await Self.myMSPText(key, in: store))
             } catch {
                 throw CommandFailure(.failure, "cannot read the app's cospace users: \(error)")
             }
@@ -182,7 +182,7 @@ struct AppCommand {
                 throw CommandFailure(.failure, "cannot rotate the secret: \(error)")
             }
             guard found else { throw Self.unknownApp(key) }
-            return try Self.details(key, in: store).app
+            return try await Self.details(key, in: store).app
         }
         ProcessIO.writeOutput("""
             app:          \(app.name)
@@ -200,7 +200,7 @@ struct AppCommand {
         let words = try parsed.expectPositional(3, usage: usage)
         let key = try Self.appKey(words[1])
         let type = try Self.messageType(words[2], option: "the type")
-        try await update(parsed, key: key, action: "set the default type") { store, key throws(StoreError) in
+        try await update(parsed, key: key, action: "set the default type") { store, key in
             try await store.setDefaultMessageType(key: key, type)
         }
     }
@@ -209,7 +209,7 @@ struct AppCommand {
 
     /// Runs `change` and, when the app exists, prints the app as `show` does.
     func update(_ parsed: Arguments, key: AppKey, action: String,
-                _ change: (Store, AppKey) async throws(StoreError) -> Bool) async throws(CommandFailure) {
+                _ change: (any TandemDatabase, AppKey) async throws -> Bool) async throws(CommandFailure) {
         let details = try await withStore(parsed) { store throws(CommandFailure) -> AppDetails in
             let found: Bool
             do {
@@ -218,28 +218,20 @@ struct AppCommand {
                 throw CommandFailure(.failure, "cannot \(action): \(error)")
             }
             guard found else { throw Self.unknownApp(key) }
-            return try Self.details(key, in: store)
+            return try await Self.details(key, in: store)
         }
         ProcessIO.writeOutput(AppText.details(details))
     }
 
     /// Opens the store, runs `body`, and closes the store whether `body` succeeded or not.
-    func withStore<T>(_ parsed: Arguments, _ body: (Store) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        do {
-            let result = try await body(store)
-            await store.close()
-            return result
-        } catch {
-            await store.close()
-            throw error
-        }
+    func withStore<T>(_ parsed: Arguments, _ body: (any TandemDatabase) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
+        try await StoreOpener.with(configPath: parsed.option("config"), environment: environment, body)
     }
 
-    static func details(_ key: AppKey, in store: Store) throws(CommandFailure) -> AppDetails {
+    static func details(_ key: AppKey, in store: any TandemDatabase) async throws(CommandFailure) -> AppDetails {
         let details: AppDetails?
         do {
-            details = try store.appDetails(key: key)
+            details = try await store.appDetails(key: key)
         } catch {
             throw CommandFailure(.failure, "cannot read the app: \(error)")
         }

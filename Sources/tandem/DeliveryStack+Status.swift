@@ -8,9 +8,10 @@ extension DeliveryStack {
         let scheduler = scheduler
         let inFlight = await scheduler.inFlightCount
         let timers = await scheduler.pendingTimerCount
+        let queued = try? await store.queuedSpoolRecipients()
         return AdminStatusEndpoint.Snapshot(uptimeSeconds: uptimeSeconds, providers: configurationSummary,
                                             deliveriesInFlight: inFlight, timersPending: timers,
-                                            spoolRecipientsQueued: try? store.queuedSpoolRecipients(),
+                                            spoolRecipientsQueued: queued,
                                             smpp: providers.smppBinds)
     }
 }

@@ -5,7 +5,6 @@ import TandemCrypto
 import TandemEngine
 import TandemHTTP
 import TandemProviders
-import TandemStore
 
 /// Everything behind the HTTP routes that moves messages: scheduler, dispatcher, providers, status-report
 /// relay and the gateway service, built from the configuration and started and stopped as one.
@@ -23,7 +22,7 @@ final class DeliveryStack: Sendable {
     let mymsp: MyMSPService
     let relay: OutboxRelay
     let drainer: SpoolDrainer
-    let store: Store
+    let store: any TandemDatabase
     let providers: ProviderStack
     private let configuration: Configuration
     /// Which provider serves each channel (`push=simulator sms=smpp voice=simulator`).
@@ -31,7 +30,7 @@ final class DeliveryStack: Sendable {
     private let logger: Logger
     private let tasks = TaskBag()
 
-    init(configuration: Configuration, policies: PolicySet, store: Store, providers: ProviderStack,
+    init(configuration: Configuration, policies: PolicySet, store: any TandemDatabase, providers: ProviderStack,
          webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, deliveryMetrics: DeliveryMetrics,
          logger: Logger) {
         self.configuration = configuration
@@ -39,7 +38,7 @@ final class DeliveryStack: Sendable {
         self.logger = logger
         let clock = SystemClock()
         dispatcher = Dispatcher(push: providers.push, sms: providers.sms, metrics: deliveryMetrics)
-        let scheduler = Scheduler(store: SQLiteDeliveryStore(store: store), dispatcher: dispatcher, clock: clock,
+        let scheduler = Scheduler(store: store.deliveries, dispatcher: dispatcher, clock: clock,
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers,
                                                                          smsReportWait: configuration.scheduler.smsReportWait),
@@ -86,7 +85,7 @@ final class DeliveryStack: Sendable {
         mymsp = MyMSPService(directory: store, senders: store, intake: intake, scheduler: scheduler, now: now,
                              configuration: configuration.mymsp, logger: logger.with(["component": "mymsp"]))
         let reports = configuration.statusReports
-        relay = OutboxRelay(store: SQLiteOutbox(store: store), poster: webhookPoster, clock: clock,
+        relay = OutboxRelay(store: store.outbox, poster: webhookPoster, clock: clock,
                             encode: CMStatusReportEncoder.encode,
                             configuration: OutboxRelay.Configuration(
                                 concurrency: reports.concurrency, pollInterval: reports.pollInterval,

@@ -65,7 +65,7 @@ struct SCGCommand {
         let account = try Self.productToken(words[2])
         let tokens = try await withStore(parsed) { store throws(CommandFailure) -> [SCGTokenInfo]? in
             do {
-                return try store.scgTokens(account: account)
+                return try await store.scgTokens(account: account)
             } catch {
                 throw CommandFailure(.failure, "cannot list the tokens: \(error)")
             }
@@ -95,16 +95,9 @@ struct SCGCommand {
         ProcessIO.writeOutput("token \(id) revoked\n")
     }
 
-    private func withStore<T>(_ parsed: Arguments, _ body: (Store) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
-        let store = try StoreOpener.open(configPath: parsed.option("config"), environment: environment)
-        do {
-            let result = try await body(store)
-            await store.close()
-            return result
-        } catch {
-            await store.close()
-            throw error
-        }
+    /// Opens the store, runs `body`, and closes the store whether `body` succeeded or not.
+    private func withStore<T>(_ parsed: Arguments, _ body: (any TandemDatabase) async throws(CommandFailure) -> T) async throws(CommandFailure) -> T {
+        try await StoreOpener.with(configPath: parsed.option("config"), environment: environment, body)
     }
 
     private static func productToken(_ text: String) throws(CommandFailure) -> ProductToken {

@@ -40,16 +40,9 @@ struct ServeCommand {
         // Closed on every way out before the server takes it (the server closes it at shutdown).
         var serving = false
         defer { if !serving { listener.close() } }
-        let serverLock: ServerLock
-        do {
-            serverLock = try ServerLock(databasePath: configuration.database.path)
-        } catch {
-            throw CommandFailure(.failure, "cannot serve: \(error)")
-        }
-        defer { withExtendedLifetime(serverLock) {} }
-        let store = try StoreOpener.open(configuration.database)
-        let schemaVersion = (try? store.schemaVersion()).map { Int64($0) } ?? -1
-        logger.info("store open", ["path": .string(configuration.database.path), "schemaVersion": .int(schemaVersion)])
+        let opened = try await StoreOpener.openForServing(configuration.database, logger: logger)
+        let store = opened.store
+        defer { withExtendedLifetime(opened.lock) {} }
         logger.info("policies loaded", [
             "default": .string(Self.summary(policies[.default])), "otp": .string(Self.summary(policies[.otp])),
             "critical": .string(Self.summary(policies[.critical])),
@@ -60,46 +53,8 @@ struct ServeCommand {
         let startTime = ProcessIO.unixTime()
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { startTime }
         let httpMetrics = HTTPMetrics(registry: registry)
-        let storeCounters: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
-            ("tandem_store_commits_total", "Write transactions committed by the store's group-commit writer.", { $0.writerStatistics.commits }),
-            ("tandem_store_writes_total", "Write jobs committed (several share one transaction).", { $0.writerStatistics.committedJobs }),
-            ("tandem_store_checkpoints_total", "Background checkpoint passes that copied the write-ahead log into the database.",
-             { $0.checkpointStatistics.passes }),
-            ("tandem_store_writer_checkpoints_total", "Log remainders copied by the writer between transactions so that the log could restart.",
-             { $0.checkpointStatistics.writerPasses }),
-            ("tandem_store_checkpoint_failures_total", "Background checkpoint passes that did not run (busy) or failed.",
-             { $0.checkpointStatistics.failedPasses }),
-            ("tandem_store_wal_restarts_total", "Times the write-ahead log started again from its beginning.", { $0.checkpointStatistics.logRestarts }),
-            ("tandem_store_failed_commits_total", "Write transactions that failed (BEGIN, COMMIT or the transaction itself); their callers got the error.",
-             { $0.writerStatistics.failedBatches }),
-        ]
-        for counter in storeCounters {
-            registry.counter(counter.name, help: counter.help) { Double(counter.read(store)) }
-        }
-        let storeGauges: [(name: String, help: String, read: @Sendable (Store) -> Int)] = [
-            ("tandem_store_largest_commit_writes", "Most write jobs ever committed in one transaction.", { $0.writerStatistics.largestBatch }),
-            ("tandem_store_wal_largest_pages", "The longest the write-ahead log has been, in pages.", { $0.checkpointStatistics.largestLog }),
-            ("tandem_store_writes_failing", "1 while the store's last commit failed and none has succeeded since (see /healthz), else 0.",
-             { $0.writerStatistics.lastFailure == nil ? 0 : 1 }),
-            ("tandem_spool_backlog", "Accepted recipients of spooled (bulk) messages not started yet.",
-             { (try? $0.queuedSpoolRecipients()) ?? -1 }),
-            ("tandem_outbox_backlog", "Status reports queued and neither delivered nor given up.", { (try? $0.outboxBacklog()) ?? -1 }),
-        ]
-        for gauge in storeGauges {
-            registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store)) }
-        }
-        let storeDurations: [(name: String, help: String, read: @Sendable (Store) -> Duration)] = [
-            ("tandem_store_longest_commit_seconds", "The longest write transaction so far, from BEGIN until COMMIT returned.",
-             { $0.writerStatistics.longestTransaction }),
-            ("tandem_store_longest_writer_checkpoint_seconds",
-             "The longest log remainder the writer copied itself between transactions (every write waited for it).",
-             { $0.writerStatistics.longestCheckpoint }),
-            ("tandem_store_longest_checkpoint_seconds", "The longest background checkpoint pass so far.",
-             { $0.checkpointStatistics.longestPass }),
-        ]
-        for gauge in storeDurations {
-            registry.gauge(gauge.name, help: gauge.help) { Double(gauge.read(store).milliseconds) / 1_000 }
-        }
+        let backlogs = BacklogSampler(store: store)
+        Self.registerStoreMetrics(registry, store: store, backlogs: backlogs)
 
         let webhookClient: HTTPClient
         do {
@@ -135,6 +90,7 @@ struct ServeCommand {
         Self.registerEngineGauges(registry, scheduler: stack.scheduler, providers: providers)
         do {
             try await stack.start()
+            await backlogs.start()
         } catch {
             await webhookClient.shutdown()
             await store.close()
@@ -143,7 +99,7 @@ struct ServeCommand {
 
         var router = HTTPRouter()
         stack.register(in: &router)
-        HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.ping() },
+        HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.isReachable() },
                        writeFailure: { store.writerStatistics.lastFailure })
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
@@ -184,6 +140,7 @@ struct ServeCommand {
             serving = true
         } catch {
             await stack.stop(grace: .zero)
+            await backlogs.stop()
             await webhookClient.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot listen on \(configuration.listen): \(error)")
@@ -201,6 +158,7 @@ struct ServeCommand {
         logger.info("shutting down", ["signal": .int(Int64(signal)), "inFlight": .int(Int64(server.inFlightRequests))])
         await server.shutdown(gracePeriod: configuration.http.shutdownGrace)
         await stack.stop(grace: configuration.http.shutdownGrace)
+        await backlogs.stop()
         await webhookClient.shutdown()
         await store.close()
         logger.info("stopped", [:])

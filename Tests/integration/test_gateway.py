@@ -187,8 +187,9 @@ def test_bulk_message_is_spooled_then_started_in_order(serve):
     status, body = view(server, token, message_id)
     assert status == 200 and [r["to"] for r in body["recipients"]] == ["+" + n[2:] for n in numbers]
     assert all(r["queued"] is False and isinstance(r["updateId"], int) for r in body["recipients"])
-    _, metrics, _ = http(server, "GET", "/metrics")
-    assert "tandem_spool_backlog 0" in metrics.decode()
+    # Sampled once a second.
+    wait_for(lambda: "tandem_spool_backlog 0" in http(server, "GET", "/metrics")[1].decode(), timeout=5,
+             what="the sampled spool backlog to reach 0")
 
 
 def test_hostile_xml_senders_with_punctuation_and_control_characters(serve):

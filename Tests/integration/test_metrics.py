@@ -87,6 +87,8 @@ def test_delivery_metrics_match_what_happened(tmp_path):
         in_flight = [s.value for s in families["tandem_deliveries_in_flight"].samples]
         assert in_flight == [0.0]
         assert {s.labels["horizon"] for s in families["tandem_timers_pending"].samples} == {"le_1m", "le_10m", "le_1h", "le_1d", "gt_1d"}
-        assert [s.value for s in families["tandem_outbox_backlog"].samples] == [0.0]
+        # The backlogs are sampled once a second: the last report's delivery shows within two.
+        wait_for(lambda: [s.value for s in scrape(server)[0]["tandem_outbox_backlog"].samples] == [0.0], timeout=5,
+                 what="the sampled outbox backlog to reach 0")
     finally:
         server.stop()
