@@ -1,6 +1,5 @@
 """Helpers for the gateway's black-box tests: accounts, apps and devices, a webhook receiver, HTTP calls."""
 import json
-import sqlite3
 import threading
 import time
 import urllib.error
@@ -27,16 +26,14 @@ def add_verified_device(server, app_key, msisdn, token=None):
     """A PIN-verified registration with a push token, written straight to the database (quicker than a PIN
     round trip; test_device_api.py covers the real flow); the server reads registrations on every message."""
     device = str(uuid.uuid4())
-    with sqlite3.connect(server.db, timeout=10) as db:
-        db.execute("""INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
-                      VALUES (?, (SELECT id FROM apps WHERE app_key = ?), ?, 'iOS', ?, 'PinVerified', 0, 0)""",
-                   (device, app_key, msisdn, token or f"token-{device}"))
+    server.query("""INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+                    VALUES (?, (SELECT id FROM apps WHERE app_key = ?), ?, 'iOS', ?, 'PinVerified', 0, 0)""",
+                 (device, app_key, msisdn, token or f"token-{device}"))
     return device
 
 
 def query(server, sql, params=()):
-    with sqlite3.connect(server.db, timeout=10) as db:
-        return db.execute(sql, params).fetchall()
+    return server.query(sql, params)
 
 
 def http(server, method, path, body=None, headers=None):

@@ -22,7 +22,6 @@ Set TANDEM_CRASH_SEED to replay a kill moment.
 import json
 import os
 import random
-import sqlite3
 import threading
 import time
 from collections import defaultdict
@@ -58,9 +57,8 @@ def e164(number):
     return "+" + number[2:]
 
 
-def rows(db, sql, params=()):
-    with sqlite3.connect(db, timeout=30) as connection:
-        return connection.execute(sql, params).fetchall()
+def rows(server, sql, params=()):
+    return server.query(sql, params)
 
 
 class Load:
@@ -112,12 +110,10 @@ def test_kill_9_under_load_loses_and_duplicates_nothing(tmp_path, seed, spool):
         set_webhook(server, token, webhook.url)
         app_key = create_app(server, token, "Alarms")
         # Verified installs for the push numbers (by SQL for speed; the device API's own tests cover the PIN flow).
-        with sqlite3.connect(server.db, timeout=30) as db:
-            db.executemany(
-                """INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
-                   VALUES (?, (SELECT id FROM apps WHERE app_key = ?), ?, 'Android', ?, 'PinVerified', 0, 0)""",
-                [("00000000-0000-4000-8000-%012d" % i, app_key, e164(push_number(i)),
-                  ("noread-%d" if i % 2 else "noack-%d") % i) for i in range(BATCHES * BATCH)])
+        server.query("""INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+                        VALUES (?, (SELECT id FROM apps WHERE app_key = ?), ?, 'Android', ?, 'PinVerified', 0, 0)""",
+                     many=[("00000000-0000-4000-8000-%012d" % i, app_key, e164(push_number(i)),
+                            ("noread-%d" if i % 2 else "noack-%d") % i) for i in range(BATCHES * BATCH)])
 
         # Load, and kill -9 at a random moment while it runs.
         load = Load(server, token, app_key)
@@ -132,12 +128,12 @@ def test_kill_9_under_load_loses_and_duplicates_nothing(tmp_path, seed, spool):
         load.thread.join(timeout=15)
 
         # The snapshot: what the crash left in the database.
-        persisted_sms = {d for (d,) in rows(server.db, "SELECT DISTINCT delivery_id FROM delivery_events WHERE kind = 'smsSubmitted'")}
-        reported = {d for (d,) in rows(server.db, "SELECT delivery_id FROM outbox WHERE delivered_at IS NOT NULL")}
-        in_flight = rows(server.db, "SELECT d.id, m.message_type FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.final = 0")
+        persisted_sms = {d for (d,) in rows(server, "SELECT DISTINCT delivery_id FROM delivery_events WHERE kind = 'smsSubmitted'")}
+        reported = {d for (d,) in rows(server, "SELECT delivery_id FROM outbox WHERE delivered_at IS NOT NULL")}
+        in_flight = rows(server, "SELECT d.id, m.message_type FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE NOT d.final")
         pending_critical = [d for d, kind in in_flight if kind == "Critical"]
         pending_sms = [d for d, kind in in_flight if kind == "Default"]
-        queued = rows(server.db, "SELECT coalesce(sum(total - started), 0) FROM message_spools")[0][0]
+        queued = rows(server, "SELECT coalesce(sum(total - started), 0) FROM message_spools")[0][0]
         context = (f"seed {seed}, spool {spool}: killed {kill_after:.2f}s after the first response, down {downtime:.2f}s; {len(load.results)} of "
                    f"{len(load.requests)} requests answered; in flight {len(pending_critical)} Critical, {len(pending_sms)} SMS, "
                    f"{queued} recipients spooled")
@@ -152,20 +148,20 @@ def test_kill_9_under_load_loses_and_duplicates_nothing(tmp_path, seed, spool):
         relaunched_at = time.time()
         server.launch("serve-after-crash")
         ready_at = time.time()
-        wait_for(lambda: rows(server.db, """SELECT (SELECT count(*) FROM deliveries WHERE final = 0)
+        wait_for(lambda: rows(server, """SELECT (SELECT count(*) FROM deliveries WHERE NOT final)
                                                    + (SELECT count(*) FROM message_spools)""") == [(0,)], timeout=90,
                  what=f"every recipient started and every delivery final ({context})")
         # Every report posted and marked delivered: a post the loaded machine answered slowly is retried after a
         # backoff of seconds, longer than any quiet spell worth waiting for.
-        wait_for(lambda: rows(server.db, "SELECT count(*) FROM outbox WHERE delivered_at IS NULL") == [(0,)], timeout=90,
+        wait_for(lambda: rows(server, "SELECT count(*) FROM outbox WHERE delivered_at IS NULL") == [(0,)], timeout=90,
                  what=f"every status report delivered ({context})")
         wait_quiet(lambda: (len(webhook.all_posts()), len(smsc.records())), quiet=1.0, timeout=30)
 
         deliveries = {d: (msisdn, status, kind, message_id) for d, msisdn, status, kind, message_id in rows(
-            server.db, """SELECT d.id, d.msisdn, d.status, m.message_type, m.message_id
+            server, """SELECT d.id, d.msisdn, d.status, m.message_type, m.message_id
                           FROM deliveries d JOIN messages m ON m.id = d.message_id""")}
         events = defaultdict(list)
-        for d, kind, detail, at in rows(server.db, "SELECT delivery_id, kind, detail, at FROM delivery_events ORDER BY id"):
+        for d, kind, detail, at in rows(server, "SELECT delivery_id, kind, detail, at FROM delivery_events ORDER BY id"):
             events[d].append((kind, detail, at))
 
         # 1. Every Accepted recipient is stored and final, with exactly one report queued and delivered.
@@ -173,10 +169,10 @@ def test_kill_9_under_load_loses_and_duplicates_nothing(tmp_path, seed, spool):
         accepted = [(line["messageId"], e164(line["to"])) for status, lines in load.results for line in lines
                     if status == 200 and line["status"] == "Accepted"]
         assert accepted and all(key in stored for key in accepted), context
-        finals = rows(server.db, "SELECT count(*) FROM deliveries WHERE final = 1")[0][0]
+        finals = rows(server, "SELECT count(*) FROM deliveries WHERE final")[0][0]
         assert finals == len(deliveries) >= len(accepted), context
         outbox = defaultdict(list)
-        for d, delivered_at in rows(server.db, "SELECT delivery_id, delivered_at FROM outbox"):
+        for d, delivered_at in rows(server, "SELECT delivery_id, delivered_at FROM outbox"):
             outbox[d].append(delivered_at)
         assert {d: len(v) for d, v in outbox.items() if len(v) != 1} == {} and set(outbox) == set(deliveries), context
         assert all(v[0] is not None for v in outbox.values()), context
