@@ -36,8 +36,8 @@ let package = Package(
         .target(name: "TandemProviders", dependencies: ["TandemCore", "TandemCrypto", "CCurl"]),
         .target(name: "TandemAPI", dependencies: ["TandemCore", "TandemEngine", "TandemHTTP", "TandemCrypto"]),
         .executableTarget(name: "tandem",
-                          dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemHTTP", "TandemAPI", "TandemProviders",
-                                         "TandemCrypto"]),
+                          dependencies: ["TandemCore", "TandemEngine", "TandemStore", "TandemPostgres", "TandemHTTP", "TandemAPI",
+                                         "TandemProviders", "TandemCrypto"]),
 
         // Tests/Fuzz (libFuzzer harnesses, each with its own main from libFuzzer) is deliberately not a target:
         // scripts/fuzz.sh builds it with -sanitize=fuzzer,address.

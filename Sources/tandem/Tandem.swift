@@ -28,6 +28,8 @@ struct Tandem {
           app delete KEY        delete an app that no message names, with its registrations
           scg token create | list | revoke PRODUCT_TOKEN …
                                 manage an account's bearer tokens for the SCG messaging API
+          db copy --from PATH --to URL
+                                copy a stopped server's SQLite database into an empty PostgreSQL database
           kannel check-smsbox FILE
                                 check that Kannel's smsbox retries DLR callbacks made while Tandem is down
           bench store           measure group-commit throughput against single-row transactions
@@ -75,6 +77,8 @@ struct Tandem {
             try await SendMessageCommand(arguments: rest, environment: environment).run()
         case "status":
             try await StatusCommand(arguments: rest, environment: environment).run()
+        case "db":
+            try await DatabaseCommand(arguments: rest, environment: environment).run()
         case "kannel":
             try KannelCommand(arguments: rest).run()
         case "bench":

@@ -81,12 +81,16 @@ def wait_for(condition, timeout=10.0, interval=0.02, what="condition"):
 
 
 class Server:
-    def __init__(self, tmp_path, config=None, env=None):
+    def __init__(self, tmp_path, config=None, env=None, store=None, database_url=None):
+        """`store` overrides TANDEM_TEST_STORE for this server; `database_url` puts it on that PostgreSQL
+        database instead of a fresh one."""
         self.tmp_path = tmp_path
         self.db = tmp_path / "db" / "tandem.sqlite"
-        if STORE == "postgresql":
-            cluster = PostgresCluster.shared()
-            self.database_url = cluster.url(cluster.create_database())
+        if database_url or (store or STORE) == "postgresql":
+            if database_url is None:
+                cluster = PostgresCluster.shared()
+                database_url = cluster.url(cluster.create_database())
+            self.database_url = database_url
             database = {"url": self.database_url}
         else:
             self.database_url = None

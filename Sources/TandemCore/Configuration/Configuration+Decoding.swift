@@ -202,7 +202,7 @@ extension Configuration.Database: Decodable {
 
     /// Why `url` cannot name a PostgreSQL database, or nil. Only the form is checked here (scheme, no password,
     /// no control characters); libpq parses the rest when the store opens.
-    static func problem(url: String) -> String? {
+    public static func problem(url: String) -> String? {
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
             return "expected a PostgreSQL URL like postgres://tandem@127.0.0.1:5432/tandem, got \"\(url.prefix(80))\""
         }
