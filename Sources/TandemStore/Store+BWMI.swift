@@ -109,6 +109,16 @@ extension Store: BWMIRegistry {
         }
     }
 
+    /// Always answered, synchronously (``bwmiDevice(app:token:)``: the cache, else a page-cache read).
+    public func cachedBWMIDevice(app: AppKey, token: PushToken) throws(StoreError) -> BWMIDevice?? {
+        .some(try bwmiDevice(app: app, token: token))
+    }
+
+    /// Always answered, synchronously (``bwmiApp(key:)``: its cache, else a page-cache read).
+    public func cachedBWMIApp(key: AppKey) throws(StoreError) -> BWMIApp?? {
+        .some(try bwmiApp(key: key))
+    }
+
     public func bwmiDevices(app: AppKey, phone: MSISDN) throws(StoreError) -> [BWMIDevice] {
         try read { (db: Connection) throws(StoreError) -> [BWMIDevice] in
             try Self.bwmiDevices(app: app, condition: "d.phone = ?", [.text(phone.e164)], on: db)

@@ -18,6 +18,11 @@ extension Store: DeviceRegistry {
         }
     }
 
+    /// Always answered, synchronously (``registration(_:)``: the cache, else a page-cache read).
+    public func cachedRegistration(_ device: DeviceID) throws(StoreError) -> DeviceRegistration?? {
+        .some(try registration(device))
+    }
+
     public func create(_ registration: DeviceRegistration) async throws(StoreError) {
         try await writeRegistration(registration.deviceID) { (db: Connection) throws(StoreError) -> ((), released: Bool) in
             guard let appID = try db.scalar("SELECT id FROM apps WHERE app_key = ?", [.text(registration.app.text)],

@@ -20,10 +20,12 @@ struct BWMIServiceTests {
         let router: HTTPRouter
 
         /// `badgePush`: where badge-only updates go (default: the gateway's push sender, with every other push).
-        init(badgePush: RecordingPushSender? = nil) async throws {
+        /// `waiting`: the service reads through ``WaitingBackend`` (no read answered without waiting) instead of the store.
+        init(badgePush: RecordingPushSender? = nil, waiting: Bool = false) async throws {
             gateway = try await GatewayHarness()
             let clock = gateway.clock
-            service = BWMIService(registry: gateway.store, directory: gateway.store, ledger: gateway.store, intake: gateway.intake,
+            let backend = WaitingBackend(store: gateway.store)
+            service = BWMIService(registry: waiting ? backend : gateway.store, directory: waiting ? backend : gateway.store, ledger: gateway.store, intake: gateway.intake,
                                   scheduler: gateway.scheduler, push: badgePush ?? gateway.push,
                                   authenticator: ProductTokenAuthenticator(directory: gateway.store, now: { clock.now() }),
                                   policies: .specDefaults, now: { clock.now() })
@@ -65,9 +67,11 @@ struct BWMIServiceTests {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 
-    @Test("managed notifications: badge stamped per device, pending oldest first, an ack sends a badge-only update")
-    func managedLifecycle() async throws {
-        let h = try await Harness()
+    /// `waiting`: on a backend that answers no read without waiting, the acks are checked in a task, with the same answers.
+    @Test("managed notifications: badge stamped per device, pending oldest first, an ack sends a badge-only update",
+          arguments: [false, true])
+    func managedLifecycle(waiting: Bool) async throws {
+        let h = try await Harness(waiting: waiting)
         defer { Task { await h.close() } }
         let app = h.gateway.appA, token = h.gateway.accountA.productToken
         #expect(await h.register(app, token: "ios-token-1").status == .created)

@@ -88,11 +88,11 @@ struct CMGatewayServiceTests {
         let own = await h.submitJSON(GatewayHarness.request(
             token: h.accountA.productToken, Self.msg(to: ["0031612345678"], extra: #""reference":"secret-ref""#)))
         let id = try #require(own.lines.first?["messageId"] as? String)
-        #expect(h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true).status == 200)
-        #expect(h.service.lookup(token: h.accountB.productToken.text, idOrReference: id, byIDFirst: true).status == 404)
-        #expect(h.service.lookup(token: h.accountB.productToken.text, idOrReference: "secret-ref", byIDFirst: true).status == 404)
+        #expect(await h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true).status == 200)
+        #expect(await h.service.lookup(token: h.accountB.productToken.text, idOrReference: id, byIDFirst: true).status == 404)
+        #expect(await h.service.lookup(token: h.accountB.productToken.text, idOrReference: "secret-ref", byIDFirst: true).status == 404)
         #expect(await h.service.manualFallback(token: h.accountB.productToken.text, idOrReference: id).status == 404)
-        #expect(h.service.lookup(token: nil, idOrReference: id, byIDFirst: true).status == 401)
+        #expect(await h.service.lookup(token: nil, idOrReference: id, byIDFirst: true).status == 401)
         await h.close()
     }
 
@@ -190,7 +190,7 @@ struct CMGatewayServiceTests {
         let second = await h.service.manualFallback(token: h.accountA.productToken.text, idOrReference: id)
         #expect(second.text.contains(#""fallback":"smsAlreadyRequested""#))
         #expect(await eventually { h.sms.sent.count == 1 })
-        let view = h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
+        let view = await h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
         #expect(view.text.contains(#""pushTerminated":true"#))
         #expect(view.text.contains(#""event":"manualFallbackRequested""#))
         await h.close()

@@ -45,13 +45,16 @@ final class DeviceAPIHarness: Sendable {
     let metrics = MetricsRegistry()
     let webhook = RecordingWebhookPoster()
 
-    init(configure: (inout Configuration.DeviceAPI) -> Void = { _ in }) async throws {
+    /// `waiting`: the service reads through ``WaitingBackend`` (no read answered without waiting) instead of the store.
+    init(waiting: Bool = false, configure: (inout Configuration.DeviceAPI) -> Void = { _ in }) async throws {
         gateway = try await GatewayHarness()
         var api = Configuration.DeviceAPI()
         api.hosts = [Self.host]
         configure(&api)
         let clock = gateway.clock
-        service = DeviceAPIService(registry: gateway.store, directory: gateway.store, scheduler: gateway.scheduler,
+        let backend = WaitingBackend(store: gateway.store)
+        service = DeviceAPIService(registry: waiting ? backend : gateway.store, directory: waiting ? backend : gateway.store,
+                                   scheduler: gateway.scheduler,
                                    pinSender: pins, voiceCaller: pins, pinCodec: PinCodec(key: Array(repeating: 7, count: 32)),
                                    now: { clock.now() }, configuration: api,
                                    logger: Logger(minimumLevel: .debug, now: { 0 }, sink: log.append),

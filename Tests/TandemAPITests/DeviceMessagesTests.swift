@@ -186,6 +186,37 @@ struct DeviceMessagesTests {
         #expect(expired.status == 404)
     }
 
+    @Test("a backend that answers no read without waiting: receipts are checked in a task, in the same order, each admitted once")
+    func receiptsWaitingForReads() async throws {
+        let h = try await DeviceAPIHarness(waiting: true)
+        defer { Task { await h.close() } }
+        let device = try await h.verifiedDevice(h.appA, msisdn: "+31600000150")
+        let message = try await send(h, to: "+31600000150", body: "hi", type: "Critical")
+        #expect(await eventually { h.gateway.push.sent.count == 1 })
+        let id = try updateID(h, message: message)
+        let unknownDevice = await h.call(.PUT, "/v1.0/messages", app: h.appA,
+                                         device: DeviceID("6f9619ff-8b86-d011-b42d-00cf4fc964ff"), body: "not json")
+        #expect(unknownDevice.status == 400)
+        #expect(unknownDevice.message.contains("DeviceID is not known"))
+        // The keyring's entry is stale: the app is read in the task too (a replay guard admitting the request twice
+        // would refuse it as a replay).
+        h.clock.advance(to: h.clock.now() + .seconds(6))
+        let signedOnce = h.authorization(h.appA, method: "PUT", target: "/v1.0/messages")
+        let body = #"{"UpdateID":"\#(id)","Status":"Delivered"}"#
+        let delivered = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: body, authorization: signedOnce)
+        #expect(delivered.status == 204)
+        let replayed = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: body, authorization: signedOnce)
+        #expect(replayed.status == 401)
+        // The keyring holds the app now: only the registration is read in a task.
+        h.clock.advance(to: h.clock.now() + .seconds(1))
+        let read = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device,
+                                body: #"{"UpdateID":"\#(id)","ReadByRecipient":"2026-11-21T10:00:10Z"}"#)
+        #expect(read.status == 204)
+        #expect(try h.gateway.count("SELECT count(*) FROM delivery_events WHERE delivery_id = \(id) AND kind = 'readReported'") == 1)
+        let bad = await h.call(.PUT, "/v1.0/messages", app: h.appA, device: device, body: #"{"UpdateID":"\#(id)"}"#)
+        #expect(bad.status == 400)
+    }
+
     @Test("tenant isolation: another app's install, or another number's, can neither list nor acknowledge")
     func isolation() async throws {
         let h = try await DeviceAPIHarness()

@@ -20,7 +20,7 @@ struct ProductTokenAuthenticatorTests {
     }
 
     @Test("known, unknown and disabled tokens; a new account is found after the refresh interval, a disabled one refused within the maximum age")
-    func outcomes() throws {
+    func outcomes() async throws {
         var generator = SystemRandomNumberGenerator()
         let a = Account(name: "A", productToken: .random(using: &generator), createdAt: 0)
         let b = Account(name: "B", productToken: .random(using: &generator), createdAt: 0, disabled: true)
@@ -30,21 +30,21 @@ struct ProductTokenAuthenticatorTests {
         let clock = ManualClock(Timestamp(milliseconds: 1_000_000))
         let authenticator = ProductTokenAuthenticator(directory: directory, now: { clock.now() },
                                                       refreshInterval: .milliseconds(200), maximumAge: .seconds(5))
-        #expect(try authenticator.authenticate(a.productToken) == .authenticated(a))
-        #expect(try authenticator.authenticate(b.productToken) == .disabled)
+        #expect(try await authenticator.authenticate(a.productToken) == .authenticated(a))
+        #expect(try await authenticator.authenticate(b.productToken) == .disabled)
         #expect(directory.reads == 1)  // one load serves every known token
 
         directory.set([a, b, c])
-        #expect(try authenticator.authenticate(c.productToken) == .unknown)  // within the refresh interval: no reload
+        #expect(try await authenticator.authenticate(c.productToken) == .unknown)  // within the refresh interval: no reload
         #expect(directory.reads == 1)
         clock.advance(to: Timestamp(milliseconds: 1_000_200))
-        #expect(try authenticator.authenticate(c.productToken) == .authenticated(c))
+        #expect(try await authenticator.authenticate(c.productToken) == .authenticated(c))
         #expect(directory.reads == 2)
 
         directory.set([Account(name: "A", productToken: a.productToken, createdAt: 0, disabled: true), c])
-        #expect(try authenticator.authenticate(a.productToken) == .authenticated(a))  // cached until stale
+        #expect(try await authenticator.authenticate(a.productToken) == .authenticated(a))  // cached until stale
         clock.advance(to: Timestamp(milliseconds: 1_005_200))
-        #expect(try authenticator.authenticate(a.productToken) == .disabled)
-        #expect(try authenticator.authenticate(b.productToken) == .unknown)
+        #expect(try await authenticator.authenticate(a.productToken) == .disabled)
+        #expect(try await authenticator.authenticate(b.productToken) == .unknown)
     }
 }

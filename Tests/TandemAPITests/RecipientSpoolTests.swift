@@ -33,7 +33,7 @@ struct RecipientSpoolTests {
         #expect(try h.rows("SELECT recipients, total, started FROM message_spools")
             == [[.text("+31600000001,+31600000002,+31600000003,+31600000004"), .integer(4), .integer(0)]])
 
-        let queued = h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
+        let queued = await h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
         #expect(queued.status == 200)
         let recipients = queued.json["recipients"] as? [[String: Any]] ?? []
         #expect(recipients.map { $0["to"] as? String } == ["+31600000001", "+31600000002", "+31600000003", "+31600000004"])
@@ -44,7 +44,7 @@ struct RecipientSpoolTests {
         try await h.verifiedDevice(h.appA, msisdn: "+31600000003")
         #expect(try await h.drainer.startNextChunk())
         #expect(try h.rows("SELECT total, started FROM message_spools") == [[.integer(4), .integer(2)]])
-        let partly = h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
+        let partly = await h.service.lookup(token: h.accountA.productToken.text, idOrReference: id, byIDFirst: true)
         let mixed = partly.json["recipients"] as? [[String: Any]] ?? []
         #expect(mixed.map { $0["queued"] as? Bool } == [false, false, true, true])
 

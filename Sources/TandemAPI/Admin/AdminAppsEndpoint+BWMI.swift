@@ -11,7 +11,7 @@ extension AdminAppsEndpoint {
         router.add(.GET, "/admin/apps/{appKey}/bwmi", asyncRoute { request throws(AdminFailure) in
             let key = try Self.appKey(request)
             _ = try await self.details(key)
-            return Self.bwmiDocument(key, try self.call("read the BWMI settings", { try bwmi.bwmiSettings(app: key) }))
+            return Self.bwmiDocument(key, try await self.call("read the BWMI settings", { try await bwmi.bwmiSettings(app: key) }))
         })
         router.add(.PUT, "/admin/apps/{appKey}/bwmi", asyncRoute { request throws(AdminFailure) in
             let key = try Self.appKey(request)

@@ -29,7 +29,7 @@ extension AdminAppsEndpoint {
         if let eventURL, !(eventURL.hasPrefix("http://") || eventURL.hasPrefix("https://")) || eventURL.contains(" ") {
             throw .badRequest("\"eventUrl\" must be an http:// or https:// URL")
         }
-        if let existing = try call("read the myMSP user", { try directory.mymspUser(name: user) }), existing.app != key {
+        if let existing = try await call("read the myMSP user", { try await directory.mymspUser(name: user) }), existing.app != key {
             throw .conflict("the myMSP user \(JSONText.quoted(user)) is bound to another app")
         }
         let (salt, hash) = MyMSPPassword.hash(password)
@@ -45,7 +45,7 @@ extension AdminAppsEndpoint {
         let key = try Self.appKey(request)
         let directory = try mymspDirectory()
         let user = try await mymspUser(key, directory)
-        let groups = try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
+        let groups = try await call("read the myMSP groups", { try await directory.mymspGroups(user: user.id) })
         return AdminJSON.response(.ok, AdminJSON.object([
             "user": .string(user.name), "eventUrl": user.eventURL.map(JSONValue.string) ?? .null,
             "groups": .array(groups.map(Self.group)),
@@ -71,7 +71,7 @@ extension AdminAppsEndpoint {
             ids.append(id)
         }
         let user = try await mymspUser(key, directory)
-        if let shortName, try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
+        if let shortName, try await call("read the myMSP groups", { try await directory.mymspGroups(user: user.id) })
             .contains(where: { $0.shortName == shortName && $0.name != name }) {
             throw .conflict("another group of the user has the short name \(JSONText.quoted(shortName))")
         }
@@ -79,7 +79,7 @@ extension AdminAppsEndpoint {
         try await call("set a myMSP group", {
             try await directory.setMyMSPGroup(user: user.id, name: name, shortName: shortName, recipients: ids, at: now)
         })
-        let groups = try call("read the myMSP groups", { try directory.mymspGroups(user: user.id) })
+        let groups = try await call("read the myMSP groups", { try await directory.mymspGroups(user: user.id) })
         guard let group = groups.first(where: { $0.name == name }) else { throw .storeFailed }
         return AdminJSON.response(.ok, Self.group(group))
     }
@@ -109,7 +109,7 @@ extension AdminAppsEndpoint {
 
     private func mymspUser(_ key: AppKey, _ directory: any MyMSPDirectory) async throws(AdminFailure) -> MyMSPUser {
         _ = try await details(key)
-        guard let user = try call("read the myMSP user", { try directory.mymspUser(app: key) }) else {
+        guard let user = try await call("read the myMSP user", { try await directory.mymspUser(app: key) }) else {
             throw .notFound("app \(key.text) has no myMSP user")
         }
         return user

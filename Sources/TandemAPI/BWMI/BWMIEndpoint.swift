@@ -17,7 +17,7 @@ public struct BWMIEndpoint: Sendable {
         router.add(.PUT, "/bwmi/{appKey}/devices", .async { await service.register($0) })
         router.add(.DELETE, "/bwmi/{appKey}/devices", .async { await service.deregister($0) })
         router.add(.PUT, "/bwmi/{appKey}/acks", .deferred { service.acknowledge($0, responder: $1) })
-        router.add(.GET, "/bwmi/{appKey}/devices/{deviceToken}/notifications", .sync { service.pending($0) })
+        router.add(.GET, "/bwmi/{appKey}/devices/{deviceToken}/notifications", .async { await service.pending($0) })
         router.add(.POST, "/bwmi/{appKey}/notifications", .async { await service.send($0) })
     }
 }

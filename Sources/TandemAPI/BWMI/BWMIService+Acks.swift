@@ -13,27 +13,68 @@ extension BWMIService {
     /// read receipt (``Scheduler/submitReceipt(_:for:from:acknowledgement:completion:)``), which the scheduler
     /// batches with every other receipt. Answered through `responder` like the device API's receipts: the
     /// checks run on the calling (HTTP worker) thread, the scheduler answers once the commit is known — no task
-    /// per ack. Only an ack whose receipt the scheduler did not apply takes the slower way
-    /// (``acknowledgeUnapplied(_:device:app:trustPhones:at:outcome:)``).
+    /// per ack, as long as the registry answers the app and the device without waiting
+    /// (``BWMIRegistry/cachedBWMIApp(key:)``, ``BWMIRegistry/cachedBWMIDevice(app:token:)``: SQLite always does);
+    /// else the checks wait for the asynchronous reads in a task. Only an ack whose receipt the scheduler did not
+    /// apply takes the slower way (``acknowledgeUnapplied(_:device:app:trustPhones:at:outcome:)``).
     ///
     /// A CM message that reached the device through its phone (the app trusts phones) has no row until it
     /// is acknowledged: the scheduler checks the delivery against the device's phone and app, and only a
     /// delivery in flight is acknowledged that way (so is a notification acknowledged before its row was
     /// recorded, checked against the device itself).
     public func acknowledge(_ request: Request, responder: Responder) {
-        let app: App, settings: BWMIAppSettings, device: BWMIDevice, key: DeliveryKey
+        let checked: CheckedAck
         do throws(Refusal) {
-            let found = try bwmiAppOfPath(request)
-            (app, settings) = (found.app, found.settings)
-            let ack = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.ack(request.body) }
-            guard let found = try reading({ try registry.bwmiDevice(app: app.key, token: ack.device) }) else {
-                throw Refusal(.notFound, "no device with this token is registered for this app")
+            guard let found = try checkAckWithoutWaiting(request) else {
+                Task {
+                    do throws(Refusal) {
+                        submit(try await self.checkAck(request), responder: responder)
+                    } catch {
+                        responder.respond(error.response)
+                    }
+                }
+                return
             }
-            guard let number = Int64(ack.nid), number > 0 else { throw unknownNotification }
-            (device, key) = (found, DeliveryKey(number))
+            checked = found
         } catch {
             return responder.respond(error.response)
         }
+        submit(checked, responder: responder)
+    }
+
+    /// An ack that passed every check: its app, the app's settings, the device and the delivery its `nid` names.
+    private struct CheckedAck {
+        let app: BWMIApp
+        let device: BWMIDevice
+        let key: DeliveryKey
+    }
+
+    /// The checks, with the reads the registry answers without waiting; nil when one of them cannot be (nothing
+    /// was done yet: ``checkAck(_:)`` starts over).
+    private func checkAckWithoutWaiting(_ request: Request) throws(Refusal) -> CheckedAck? {
+        guard let app = try bwmiAppOfPathWithoutWaiting(request) else { return nil }
+        let ack = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.ack(request.body) }
+        guard let device = try reading({ try registry.cachedBWMIDevice(app: app.app.key, token: ack.device) }) else { return nil }
+        return try checked(ack, app: app, device: device)
+    }
+
+    /// The checks, waiting for the reads.
+    private func checkAck(_ request: Request) async throws(Refusal) -> CheckedAck {
+        let app = try await bwmiAppOfPath(request)
+        let ack = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.ack(request.body) }
+        let device = try await reading { try await registry.bwmiDevice(app: app.app.key, token: ack.device) }
+        return try checked(ack, app: app, device: device)
+    }
+
+    private func checked(_ ack: BWMICodec.Ack, app: BWMIApp, device: BWMIDevice?) throws(Refusal) -> CheckedAck {
+        guard let device else { throw Refusal(.notFound, "no device with this token is registered for this app") }
+        guard let number = Int64(ack.nid), number > 0 else { throw unknownNotification }
+        return CheckedAck(app: app, device: device, key: DeliveryKey(number))
+    }
+
+    /// Hands the checked ack to the scheduler, which answers `responder` once its commit is known.
+    private func submit(_ checked: CheckedAck, responder: Responder) {
+        let (app, settings, device, key) = (checked.app.app, checked.app.settings, checked.device, checked.key)
         let current = now()
         // The scheduler checks the receipt against this device, so a nid of another device records nothing (and
         // writes no acknowledgement); a delivery already final records nothing either.
@@ -118,7 +159,7 @@ extension BWMIService {
     func pushBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) async {
         let badge: Int
         do {
-            badge = try liveCount ?? registry.liveBWMICount(device: device, at: now())
+            if let liveCount { badge = liveCount } else { badge = try await registry.liveBWMICount(device: device, at: now()) }
         } catch {
             logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
             return

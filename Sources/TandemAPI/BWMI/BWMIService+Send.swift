@@ -12,11 +12,11 @@ extension BWMIService {
     /// each device reached with its `nid`, and each target that reached none.
     public func send(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let account = try authenticate(request)
-            let app = try appOfPath(request)
+            let account = try await authenticate(request)
+            let app = try await appOfPath(request)
             guard app.account == account.productToken else { throw Refusal(.notFound, "no BWMI app at this base path") }
             let notification = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.notification(request.body) }
-            let (devices, unreached) = try resolve(notification.targets, app: app)
+            let (devices, unreached) = try await resolve(notification.targets, app: app)
             let sentAt = now()
             let messageType = notification.messageType ?? app.defaultMessageType
             var commands: [SendCommand] = []
@@ -28,7 +28,7 @@ extension BWMIService {
                     presentation.badge = notification.badge
                 } else {
                     presentation.bwmi = .managed(bid: notification.bid, sentAt: sentAt.milliseconds)
-                    presentation.badge = try reading { try registry.liveBWMICount(device: device, at: sentAt) } + 1
+                    presentation.badge = try await reading { try await registry.liveBWMICount(device: device, at: sentAt) } + 1
                 }
                 presentation.sound = notification.sound.map(PushSound.named)
                 badges.append(presentation.badge)
@@ -58,7 +58,7 @@ extension BWMIService {
                         missed.append(BWMICodec.Unreached(target: .device(device.token), reason: rejection.details))
                         continue
                     }
-                    guard let key = try reading({ try ledger.message(account: account.productToken, id: id) })?.recipients.first?.key else {
+                    guard let key = try await reading({ try await ledger.message(account: account.productToken, id: id) })?.recipients.first?.key else {
                         throw storeFailure(BWMISendFailure.noDelivery(id))
                     }
                     sent.append(BWMICodec.Sent(token: device.token, nid: key, badge: badges[index]))
@@ -75,11 +75,11 @@ extension BWMIService {
         }
     }
 
-    private func authenticate(_ request: Request) throws(Refusal) -> Account {
+    private func authenticate(_ request: Request) async throws(Refusal) -> Account {
         guard let text = request.headers["x-cm-producttoken"], let token = ProductToken(text) else {
             throw Refusal(.unauthorized, "the X-CM-PRODUCTTOKEN header must carry the account's product token")
         }
-        switch try reading({ try authenticator.authenticate(token) }) {
+        switch try await reading({ try await authenticator.authenticate(token) }) {
         case .authenticated(let account): return account
         case .unknown, .disabled: throw Refusal(.unauthorized, "unknown or disabled product token")
         }
@@ -87,16 +87,16 @@ extension BWMIService {
 
     /// The active devices the targets name, each once, in the order first named; and the targets that
     /// named none.
-    private func resolve(_ targets: [BWMICodec.Target], app: App) throws(Refusal) -> ([BWMIDevice], [BWMICodec.Unreached]) {
+    private func resolve(_ targets: [BWMICodec.Target], app: App) async throws(Refusal) -> ([BWMIDevice], [BWMICodec.Unreached]) {
         var devices: [BWMIDevice] = []
         var seen: Set<DeviceID> = []
         var unreached: [BWMICodec.Unreached] = []
         for target in targets {
             let found: [BWMIDevice]
             switch target {
-            case .device(let token): found = try reading { try registry.bwmiDevice(app: app.key, token: token) }.map { [$0] } ?? []
-            case .phone(let phone): found = try reading { try registry.bwmiDevices(app: app.key, phone: phone) }
-            case .email(let email): found = try reading { try registry.bwmiDevices(app: app.key, email: email) }
+            case .device(let token): found = try await reading { try await registry.bwmiDevice(app: app.key, token: token) }.map { [$0] } ?? []
+            case .phone(let phone): found = try await reading { try await registry.bwmiDevices(app: app.key, phone: phone) }
+            case .email(let email): found = try await reading { try await registry.bwmiDevices(app: app.key, email: email) }
             }
             let active = found.filter(\.active)
             if active.isEmpty {

@@ -102,7 +102,7 @@ public final class BWMIService: Sendable {
     /// `PUT /bwmi/{appKey}/devices` → 201, no body.
     public func register(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let app = try appOfPath(request)
+            let app = try await appOfPath(request)
             try admitRegistration(request, app: app)
             let body = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.device(request.body) }
             _ = try await writing {
@@ -118,7 +118,7 @@ public final class BWMIService: Sendable {
     /// `DELETE /bwmi/{appKey}/devices` → 200, no body, whether or not the device was known.
     public func deregister(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let app = try appOfPath(request)
+            let app = try await appOfPath(request)
             try admitRegistration(request, app: app)
             let body = try decoded { () throws(BWMICodec.Problem) in try BWMICodec.device(request.body) }
             _ = try await writing { try await registry.deregisterBWMIDevice(app: app.key, token: body.token, at: now()) }
@@ -130,14 +130,14 @@ public final class BWMIService: Sendable {
 
     /// `GET /bwmi/{appKey}/devices/{deviceToken}/notifications` → 200 `{"ns":[…]}`, oldest first; an unknown
     /// token → 404. A deregistered or invalidated device has none.
-    public func pending(_ request: Request) -> Response {
+    public func pending(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let app = try appOfPath(request)
+            let app = try await appOfPath(request)
             guard let text = request.pathParameters["deviceToken"], let token = PushToken(text),
-                  let device = try reading({ try registry.bwmiDevice(app: app.key, token: token) }) else {
+                  let device = try await reading({ try await registry.bwmiDevice(app: app.key, token: token) }) else {
                 throw Refusal(.notFound, "no device with this token is registered for this app")
             }
-            let live = device.active ? try reading { try registry.liveBWMINotifications(device: device, at: now()) } : []
+            let live = device.active ? try await reading { try await registry.liveBWMINotifications(device: device, at: now()) } : []
             return Response.json(.ok, BWMICodec.pending(live))
         } catch {
             return error.response
@@ -147,17 +147,35 @@ public final class BWMIService: Sendable {
     // MARK: Checks
 
     /// The app the path names, and its static key when it requires one.
-    func appOfPath(_ request: Request) throws(Refusal) -> App {
-        try bwmiAppOfPath(request).app
+    func appOfPath(_ request: Request) async throws(Refusal) -> App {
+        try await bwmiAppOfPath(request).app
     }
 
     /// ``appOfPath(_:)`` with the app's settings. Both come from the registry's cache, which sees what other
     /// processes commit (``BWMIRegistry/bwmiApp(key:)``): no read per request while nothing was written.
-    func bwmiAppOfPath(_ request: Request) throws(Refusal) -> BWMIApp {
-        guard let text = request.pathParameters["appKey"], let key = AppKey(text),
-              let found = try reading({ try registry.bwmiApp(key: key) }) else {
+    func bwmiAppOfPath(_ request: Request) async throws(Refusal) -> BWMIApp {
+        let key = try appKeyOfPath(request)
+        return try checkedKey(of: try await reading { try await registry.bwmiApp(key: key) }, request)
+    }
+
+    /// ``bwmiAppOfPath(_:)`` when the registry can answer without waiting (``BWMIRegistry/cachedBWMIApp(key:)``),
+    /// else nil.
+    func bwmiAppOfPathWithoutWaiting(_ request: Request) throws(Refusal) -> BWMIApp? {
+        let key = try appKeyOfPath(request)
+        guard let cached = try reading({ try registry.cachedBWMIApp(key: key) }) else { return nil }
+        return try checkedKey(of: cached, request)
+    }
+
+    private func appKeyOfPath(_ request: Request) throws(Refusal) -> AppKey {
+        guard let text = request.pathParameters["appKey"], let key = AppKey(text) else {
             throw Refusal(.notFound, "no BWMI app at this base path")
         }
+        return key
+    }
+
+    /// The app, if there is one and the request carries its static key when it requires one.
+    private func checkedKey(of app: BWMIApp?, _ request: Request) throws(Refusal) -> BWMIApp {
+        guard let found = app else { throw Refusal(.notFound, "no BWMI app at this base path") }
         if let required = found.settings.staticKey {
             guard let presented = request.headers["x-bwmi-key"],
                   ConstantTime.equals(Array(presented.utf8), Array(required.utf8)) else {

@@ -25,9 +25,9 @@ public struct CMGatewayEndpoint: Sendable {
             await self.submit(request, format: request.body.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "{") ? .json : .xml)
         })
         router.add(.GET, "/gateway.ashx", .async { request in await self.submit(request, format: .get) })
-        router.add(.GET, "/v1.0/message", .sync { request in self.lookup(request, idOrReference: nil) })
-        router.add(.GET, "/v1.0/message/{id}", .sync { request in
-            self.lookup(request, idOrReference: request.pathParameters["id"])
+        router.add(.GET, "/v1.0/message", .async { request in await self.lookup(request, idOrReference: nil) })
+        router.add(.GET, "/v1.0/message/{id}", .async { request in
+            await self.lookup(request, idOrReference: request.pathParameters["id"])
         })
         router.add(.POST, "/v1.0/message/{id}/fallback", .async { request in await self.fallback(request) })
     }
@@ -44,13 +44,13 @@ public struct CMGatewayEndpoint: Sendable {
         return Self.response(await service.submit(submission))
     }
 
-    private func lookup(_ request: Request, idOrReference: String?) -> Response {
+    private func lookup(_ request: Request, idOrReference: String?) async -> Response {
         let reference = idOrReference ?? request.query.first(where: { $0.name.lowercased() == "reference" })?.value
         guard let reference, !reference.isEmpty else {
             return Self.response(service.failure(CMRequestError(code: .invalidField, details: "give a message id or ?reference="),
                                                  format: .json))
         }
-        return Self.response(service.lookup(token: Self.token(request), idOrReference: reference, byIDFirst: idOrReference != nil))
+        return Self.response(await service.lookup(token: Self.token(request), idOrReference: reference, byIDFirst: idOrReference != nil))
     }
 
     private func fallback(_ request: Request) async -> Response {

@@ -4,18 +4,18 @@ import TandemEngine
 extension CMGatewayService {
     /// `GET /v1.0/message/{id}` (by id, else by reference) and `GET /v1.0/message?reference=`: the account's
     /// matching messages with every recipient's status and event timeline. 404 when there is none.
-    public func lookup(token: String?, idOrReference: String, byIDFirst: Bool) -> Reply {
+    public func lookup(token: String?, idOrReference: String, byIDFirst: Bool) async -> Reply {
         let account: Account
-        switch authenticateForLookup(token) {
+        switch await authenticateForLookup(token) {
         case .success(let found): account = found
         case .failure(let reply): return reply
         }
         do {
             if byIDFirst, let id = GUID(idOrReference),
-               let message = try ledger.message(account: account.productToken, id: id) {
+               let message = try await ledger.message(account: account.productToken, id: id) {
                 return Reply(status: 200, contentType: "application/json", body: MessageViewEncoder.encode(message))
             }
-            let messages = try ledger.messages(account: account.productToken, reference: idOrReference)
+            let messages = try await ledger.messages(account: account.productToken, reference: idOrReference)
             guard !messages.isEmpty else { return notFound(idOrReference) }
             if byIDFirst && messages.count == 1 {
                 return Reply(status: 200, contentType: "application/json", body: MessageViewEncoder.encode(messages[0]))
@@ -31,7 +31,7 @@ extension CMGatewayService {
     /// Each recipient's answer says whether the fallback was carried out and, if not, why.
     public func manualFallback(token: String?, idOrReference: String) async -> Reply {
         let account: Account
-        switch authenticateForLookup(token) {
+        switch await authenticateForLookup(token) {
         case .success(let found): account = found
         case .failure(let reply): return reply
         }
@@ -64,12 +64,12 @@ extension CMGatewayService {
         }
     }
 
-    private func authenticateForLookup(_ token: String?) -> Result<Account, Reply> {
+    private func authenticateForLookup(_ token: String?) async -> Result<Account, Reply> {
         guard let token, let productToken = ProductToken(token) else {
             return .failure(unauthorized("a valid product token is required (X-CM-PRODUCTTOKEN)"))
         }
         do {
-            guard case .authenticated(let account) = try authenticator.authenticate(productToken) else {
+            guard case .authenticated(let account) = try await authenticator.authenticate(productToken) else {
                 return .failure(unauthorized("No account found for the given authentication"))
             }
             return .success(account)

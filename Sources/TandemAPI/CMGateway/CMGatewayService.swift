@@ -77,7 +77,7 @@ public final class CMGatewayService: Sendable {
         case .failure(let error): return failure(error, format: submission.format)
         }
         let account: Account
-        switch authenticate(decoded.productToken ?? submission.headerToken) {
+        switch await authenticate(decoded.productToken ?? submission.headerToken) {
         case .success(let found): account = found
         case .failure(let error): return failure(error, format: submission.format)
         }
@@ -94,7 +94,7 @@ public final class CMGatewayService: Sendable {
         return await process(decoded, account: account, idempotency: claim)
     }
 
-    private func authenticate(_ tokenText: String?) -> Result<Account, CMRequestError> {
+    private func authenticate(_ tokenText: String?) async -> Result<Account, CMRequestError> {
         guard let tokenText, !tokenText.trimmingASCIISpaces().isEmpty else {
             return .failure(CMRequestError(code: .authenticationFailed, details: "No product token was given"))
         }
@@ -102,7 +102,7 @@ public final class CMGatewayService: Sendable {
             return .failure(CMRequestError(code: .productTokenIncorrect, details: "The product token is not a valid GUID"))
         }
         do {
-            switch try authenticator.authenticate(token) {
+            switch try await authenticator.authenticate(token) {
             case .authenticated(let account): return .success(account)
             case .unknown: return .failure(CMRequestError(code: .authenticationFailed, details: "No account found for the given authentication"))
             case .disabled: return .failure(CMRequestError(code: .authenticationFailed, details: "The account is disabled"))

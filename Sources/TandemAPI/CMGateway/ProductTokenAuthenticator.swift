@@ -38,7 +38,7 @@ public final class ProductTokenAuthenticator: Sendable {
         case disabled
     }
 
-    public func authenticate(_ token: ProductToken) throws -> Outcome {
+    public func authenticate(_ token: ProductToken) async throws -> Outcome {
         let hash = Self.keyedHash(token)
         let current = now()
         let (cached, loadedAt) = table.withLock { ($0.byHash[hash], $0.loadedAt) }
@@ -47,7 +47,7 @@ public final class ProductTokenAuthenticator: Sendable {
         let stale = age.map { $0 >= maximumAge } ?? true
         let mayRefresh = age.map { $0 >= refreshInterval } ?? true
         if stale || (candidates.isEmpty && mayRefresh) {
-            let accounts = try directory.accounts()
+            let accounts = try await directory.accounts()
             var byHash: [Int: [Account]] = [:]
             for stored in accounts { byHash[Self.keyedHash(stored.productToken), default: []].append(stored) }
             table.withLock { $0 = Table(byHash: byHash, loadedAt: current) }

@@ -38,7 +38,7 @@ public struct CospaceEventService: Sendable {
         guard let token = ProductToken(text) else { return Self.error(401, "the product token is not a valid GUID") }
         let account: Account
         do {
-            switch try authenticator.authenticate(token) {
+            switch try await authenticator.authenticate(token) {
             case .authenticated(let found): account = found
             case .unknown: return Self.error(401, "no account has this product token")
             case .disabled: return Self.error(401, "the account is disabled")
@@ -54,7 +54,7 @@ public struct CospaceEventService: Sendable {
         }
         let devices: [CospaceTokens.Entry]
         do {
-            guard let app = try directory.app(key: event.app), app.account == account.productToken else {
+            guard let app = try await directory.app(key: event.app), app.account == account.productToken else {
                 return Self.error(404, "appKey \(event.app.text) is not an app of this account")
             }
             guard try await registry.isActiveUser(app: event.app, user: event.owner) else {
@@ -73,14 +73,14 @@ public struct CospaceEventService: Sendable {
         let placeholder = WireReply(status: 200, contentType: "application/json", body: [])
         switch await intake.submit(IntakeRequest(account: account, messages: [command]), reply: { _ in .commit(placeholder) }) {
         case .stored(let outcome, _):
-            return reply(outcome, devices: devices, account: account)
+            return await reply(outcome, devices: devices, account: account)
         case .replayed, .refused, .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
             return CospacePushService.internalError
         }
     }
 
     /// One line per device, in the order the recipients were given.
-    private func reply(_ outcome: IntakeOutcome, devices: [CospaceTokens.Entry], account: Account) -> Reply {
+    private func reply(_ outcome: IntakeOutcome, devices: [CospaceTokens.Entry], account: Account) async -> Reply {
         guard let message = outcome.messages.first else { return CospacePushService.internalError }
         switch message {
         case .rejected(let rejection):
@@ -88,7 +88,7 @@ public struct CospaceEventService: Sendable {
         case .accepted(let id, let recipients):
             var keys: [DeviceID: DeliveryKey] = [:]
             do {
-                for recipient in try ledger.message(account: account.productToken, id: id)?.recipients ?? [] {
+                for recipient in try await ledger.message(account: account.productToken, id: id)?.recipients ?? [] {
                     if let device = recipient.recipient.device { keys[device] = recipient.key }
                 }
             } catch {

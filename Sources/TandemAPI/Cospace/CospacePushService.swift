@@ -47,7 +47,7 @@ public struct CospacePushService: Sendable {
         }
         do {
             let stored = try await registry.tokens(app: user.app, user: user.id)
-            let app = try directory.app(key: user.app)
+            let app = try await directory.app(key: user.app)
             let appSandbox = try await credentials.pushCredentials(for: user.app)?.apns?.sandbox ?? false
             return Reply(status: 200, document: Self.document(stored, senderID: app?.senderID, appSandbox: appSandbox))
         } catch {

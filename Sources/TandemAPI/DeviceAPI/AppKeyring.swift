@@ -23,9 +23,21 @@ final class AppKeyring: Sendable {
         self.maximumAge = maximumAge
     }
 
-    func app(_ key: AppKey, now: Timestamp) throws -> App? {
-        if let entry = entries.withLock({ $0[key] }), now - entry.loadedAt < maximumAge { return entry.app }
-        guard let app = try directory.app(key: key) else {
+    func app(_ key: AppKey, now: Timestamp) async throws -> App? {
+        if let app = try cachedApp(key, now: now) { return app }
+        return remember(try await directory.app(key: key), key: key, now: now)
+    }
+
+    /// ``app(_:now:)`` when it is answered without waiting: a fresh entry, else the directory's answer without
+    /// waiting (``SenderDirectory/cachedApp(key:)``); nil when only the asynchronous read can answer.
+    func cachedApp(_ key: AppKey, now: Timestamp) throws -> App?? {
+        if let entry = entries.withLock({ $0[key] }), now - entry.loadedAt < maximumAge { return .some(entry.app) }
+        guard let read = try directory.cachedApp(key: key) else { return nil }
+        return .some(remember(read, key: key, now: now))
+    }
+
+    private func remember(_ app: App?, key: AppKey, now: Timestamp) -> App? {
+        guard let app else {
             entries.withLock { _ = $0.removeValue(forKey: key) }
             return nil
         }

@@ -14,7 +14,7 @@ public struct DeviceAPIEndpoint: Sendable {
     public func register(in router: inout HTTPRouter) {
         let service = service
         router.add(.POST, "/v1.0/deviceregistrations", .async { await service.create($0) })
-        router.add(.GET, "/v1.0/deviceregistrations", .sync { service.show($0) })
+        router.add(.GET, "/v1.0/deviceregistrations", .async { await service.show($0) })
         router.add(.PUT, "/v1.0/deviceregistrations", .async { await service.update($0) })
         router.add(.DELETE, "/v1.0/deviceregistrations", .async { await service.reset($0) })
         router.add(.POST, "/v1.0/deviceregistrations/voicecall", .async { await service.voiceCall($0) })

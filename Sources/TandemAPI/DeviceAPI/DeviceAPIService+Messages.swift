@@ -9,8 +9,8 @@ extension DeviceAPIService {
     /// verified number has an empty inbox.
     public func inbox(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
-            let registration = try device(request, caller: caller)
+            let caller = try await authenticate(request)
+            let registration = try await device(request, caller: caller)
             let query: ODataQuery
             do {
                 query = try ODataParser.parse(request.query.map { (name: $0.name, value: $0.value) }, maxTop: configuration.maxTop)
@@ -37,13 +37,46 @@ extension DeviceAPIService {
     /// a delivery not in flight (final, or unknown) reads the delivery.
     ///
     /// Answered through `responder`: the checks run on the calling (HTTP worker) thread, then the scheduler
-    /// answers from its pipeline once the receipt is committed — no task per receipt.
+    /// answers from its pipeline once the receipt is committed — no task per receipt, as long as the app and the
+    /// registration are answered without waiting (``SenderDirectory/cachedApp(key:)``,
+    /// ``DeviceRegistry/cachedRegistration(_:)``: SQLite always answers). When one is not, the checks go on in a
+    /// task, waiting for the asynchronous read.
     public func receipt(_ request: Request, responder: Responder) {
-        let receipt: CheckedReceipt
-        switch checkReceipt(request) {
-        case .success(let checked): receipt = checked
-        case .failure(let refusal): return responder.respond(refusal.response)
+        let caller: Caller
+        do throws(Refusal) {
+            guard let found = try authenticateWithoutWaiting(request) else {
+                Task {
+                    do throws(Refusal) {
+                        let caller = try await self.authenticate(request)
+                        self.submit(try self.checkReceipt(request, caller: caller, registration: try await self.device(request, caller: caller)),
+                                    responder: responder)
+                    } catch {
+                        responder.respond(error.response)
+                    }
+                }
+                return
+            }
+            caller = found
+            let id = try deviceID(request)
+            guard let cached = try reading({ try registry.cachedRegistration(id) }) else {
+                Task {
+                    do throws(Refusal) {
+                        let registration = try await self.device(request, caller: caller)
+                        self.submit(try self.checkReceipt(request, caller: caller, registration: registration), responder: responder)
+                    } catch {
+                        responder.respond(error.response)
+                    }
+                }
+                return
+            }
+            submit(try checkReceipt(request, caller: caller, registration: try owned(cached, by: caller)), responder: responder)
+        } catch {
+            responder.respond(error.response)
         }
+    }
+
+    /// Hands a checked receipt to the scheduler, which answers `responder` once it is committed.
+    private func submit(_ receipt: CheckedReceipt, responder: Responder) {
         scheduler.submitReceipt(receipt.events, for: receipt.key, from: receipt.sender) { [self] outcome in
             switch outcome {
             case .success(.recorded):
@@ -65,27 +98,22 @@ extension DeviceAPIService {
         let sender: Scheduler.ReceiptSender
     }
 
-    private func checkReceipt(_ request: Request) -> Result<CheckedReceipt, Refusal> {
-        do throws(Refusal) {
-            let caller = try authenticate(request)
-            let receipt: DeviceAPICodec.Receipt
-            do {
-                receipt = try DeviceAPICodec.receipt(request.body)
-            } catch {
-                _ = try device(request, caller: caller)  // an unknown DeviceID is the first thing to report
-                throw Refusal(.badRequest, error.message)
-            }
-            let registration = try device(request, caller: caller)
-            guard let msisdn = registration.verifiedNumber else { throw Self.unknownUpdateID(receipt.updateID) }
-            var events: [DeliveryEvent] = []
-            events.reserveCapacity(2)
-            if receipt.delivered { events.append(.deliveryAcknowledged(registration.deviceID)) }
-            if receipt.readAt != nil { events.append(.readReported(registration.deviceID)) }
-            return .success(CheckedReceipt(key: receipt.updateID, events: events,
-                                           sender: Scheduler.ReceiptSender(app: caller.app.key, msisdn: msisdn)))
+    /// The checks after the signature's and the `DeviceID`'s (an unknown DeviceID is reported before a body that
+    /// does not decode): the body, then the registration's verified number.
+    private func checkReceipt(_ request: Request, caller: Caller, registration: DeviceRegistration) throws(Refusal) -> CheckedReceipt {
+        let receipt: DeviceAPICodec.Receipt
+        do {
+            receipt = try DeviceAPICodec.receipt(request.body)
         } catch {
-            return .failure(error)
+            throw Refusal(.badRequest, error.message)
         }
+        guard let msisdn = registration.verifiedNumber else { throw Self.unknownUpdateID(receipt.updateID) }
+        var events: [DeliveryEvent] = []
+        events.reserveCapacity(2)
+        if receipt.delivered { events.append(.deliveryAcknowledged(registration.deviceID)) }
+        if receipt.readAt != nil { events.append(.readReported(registration.deviceID)) }
+        return CheckedReceipt(key: receipt.updateID, events: events,
+                              sender: Scheduler.ReceiptSender(app: caller.app.key, msisdn: msisdn))
     }
 
     /// A receipt for a delivery the scheduler does not hold: checked against the store, then recorded

@@ -13,7 +13,7 @@ extension DeviceAPIService {
     /// sends the PIN). A `VerificationCode` is ignored here: no PIN can have been sent yet.
     public func create(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
+            let caller = try await authenticate(request)
             var changes = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.registrationChanges(request.body) }
             try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.checkPushToken(changes, platform: caller.platform) }
             changes.verificationCode = nil
@@ -41,10 +41,10 @@ extension DeviceAPIService {
     }
 
     /// `GET /v1.0/deviceregistrations`.
-    public func show(_ request: Request) -> Response {
+    public func show(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
-            let registration = try device(request, caller: caller)
+            let caller = try await authenticate(request)
+            let registration = try await device(request, caller: caller)
             return Response.json(.ok, DeviceAPICodec.registration(registration, appName: caller.app.name))
         } catch {
             return error.response
@@ -56,8 +56,8 @@ extension DeviceAPIService {
     /// valid) and `VerificationCode`, applied in that order.
     public func update(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
-            let existing = try device(request, caller: caller)
+            let caller = try await authenticate(request)
+            let existing = try await device(request, caller: caller)
             let changes = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.registrationChanges(request.body) }
             try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.checkPushToken(changes, platform: caller.platform) }
             let current = now()
@@ -99,8 +99,8 @@ extension DeviceAPIService {
     /// registration is `Unverified` again; the install keeps its DeviceID and push token.
     public func reset(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
-            let existing = try device(request, caller: caller)
+            let caller = try await authenticate(request)
+            let existing = try await device(request, caller: caller)
             let current = now()
             let updated = try await writing {
                 try await registry.update(existing.deviceID) { registration in
@@ -122,8 +122,8 @@ extension DeviceAPIService {
     /// the body must be the registration's number.
     public func voiceCall(_ request: Request) async -> Response {
         do throws(Refusal) {
-            let caller = try authenticate(request)
-            var registration = try device(request, caller: caller)
+            let caller = try await authenticate(request)
+            var registration = try await device(request, caller: caller)
             let number = try decode { () throws(DeviceAPICodec.Problem) in try DeviceAPICodec.voiceCallNumber(request.body) }
             if let number, number != registration.msisdn {
                 throw Refusal(.badRequest, "Msisdn is not the number of this registration")

@@ -93,8 +93,27 @@ public final class DeviceAPIService: Sendable {
     // MARK: Request checks
 
     /// Signature, then `User-Agent`.
-    func authenticate(_ request: Request) throws(Refusal) -> Caller {
+    func authenticate(_ request: Request) async throws(Refusal) -> Caller {
         let current = now()
+        let (credentials, key) = try presentedCredentials(request)
+        if let app = try reading({ try keyring.cachedApp(key, now: current) }) {
+            return try verify(request, credentials, app: app, now: current)
+        }
+        return try verify(request, credentials, app: try await reading { try await keyring.app(key, now: current) }, now: current)
+    }
+
+    /// ``authenticate(_:)`` when the app's secret is at hand without waiting (``AppKeyring/cachedApp(_:now:)``);
+    /// nil when it is not, before anything was done (the replay guard admitted nothing): then call
+    /// ``authenticate(_:)``.
+    func authenticateWithoutWaiting(_ request: Request) throws(Refusal) -> Caller? {
+        let current = now()
+        let (credentials, key) = try presentedCredentials(request)
+        guard let app = try reading({ try keyring.cachedApp(key, now: current) }) else { return nil }
+        return try verify(request, credentials, app: app, now: current)
+    }
+
+    /// The `Authorization` header's MAC credentials and the app key they name.
+    private func presentedCredentials(_ request: Request) throws(Refusal) -> (MACAuthentication.Credentials, AppKey) {
         guard let header = request.headers["authorization"] else { throw unauthorized(.missingHeader) }
         let credentials: MACAuthentication.Credentials
         switch MACAuthentication.parse(header) {
@@ -102,7 +121,13 @@ public final class DeviceAPIService: Sendable {
         case .failure(let failure): throw unauthorized(failure)
         }
         guard let key = AppKey(credentials.kid) else { throw unauthorized(.unknownKey) }
-        guard let app = try reading({ try keyring.app(key, now: current) }) else { throw unauthorized(.unknownKey) }
+        return (credentials, key)
+    }
+
+    /// The checks once the app is known (nil: no app has the key): the signature, the replay guard, the `User-Agent`.
+    private func verify(_ request: Request, _ credentials: MACAuthentication.Credentials, app: App?,
+                        now current: Timestamp) throws(Refusal) -> Caller {
+        guard let app else { throw unauthorized(.unknownKey) }
         // The configured host names, then the Host header; the target as sent, then percent-decoded.
         let hosts = SigningHosts(configured: configuration.hosts, header: request.headers["host"])
         let decoded = request.decodedTarget
@@ -129,9 +154,10 @@ public final class DeviceAPIService: Sendable {
     }
 
     /// The caller's registration, named by the `DeviceID` header.
-    func device(_ request: Request, caller: Caller) throws(Refusal) -> DeviceRegistration {
+    func device(_ request: Request, caller: Caller) async throws(Refusal) -> DeviceRegistration {
         let id = try deviceID(request)
-        return try owned(try reading { try registry.registration(id) }, by: caller)
+        if let cached = try reading({ try registry.cachedRegistration(id) }) { return try owned(cached, by: caller) }
+        return try owned(try await reading { try await registry.registration(id) }, by: caller)
     }
 
     /// The `DeviceID` header.

@@ -7,7 +7,7 @@ extension MyMSPService {
     func send(_ request: MyMSPCodec.Send, user: MyMSPUser, sender: (app: App, account: Account)?) async throws -> Reply {
         let now = now()
         guard limits.quotaAllows(user: user.id, now: now) else { throw MyMSPError.quotaExceeded }
-        let recipients = try directory.mymspActiveRecipients(user: user.id, ids: request.recipientIDs, groups: request.groups)
+        let recipients = try await directory.mymspActiveRecipients(user: user.id, ids: request.recipientIDs, groups: request.groups)
         guard !recipients.isEmpty else { throw MyMSPError.noRecipients }
         guard let (app, account) = sender, !account.disabled else {
             logger.error("myMSP user without a usable app or account", ["user": .string(user.name), "app": .string(user.app.text)])

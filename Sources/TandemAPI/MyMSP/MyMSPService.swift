@@ -68,7 +68,7 @@ public final class MyMSPService: Sendable {
     public func handle(_ method: Method, parameters: MyMSPCodec.Parameters, path: String, clientIP: String?) async -> Reply {
         do {
             let credentials = try MyMSPCodec.credentials(parameters, password: method == .send || method == .received)
-            guard let entry = try users.entry(name: credentials.user, now: now()) else { throw MyMSPError.authorization }
+            guard let entry = try await users.entry(name: credentials.user, now: now()) else { throw MyMSPError.authorization }
             let user = entry.user
             if let password = credentials.password,
                !MyMSPPassword.matches(password, salt: user.passwordSalt, hash: user.passwordHash) {
@@ -92,12 +92,12 @@ public final class MyMSPService: Sendable {
             case .get:
                 let request = try MyMSPCodec.get(parameters)
                 if let refusal = charge(.get, clientIP: clientIP, user: user) { return refusal }
-                return try get(request, user: user)
+                return try await get(request, user: user)
             case .send:
                 return try await send(try MyMSPCodec.send(parameters), user: user, sender: entry.sender)
             case .received:
                 let request = try MyMSPCodec.poll(parameters)
-                let events = try directory.mymspEvents(user: user.id, after: request.lastMsgID, limit: Self.pageLimit)
+                let events = try await directory.mymspEvents(user: user.id, after: request.lastMsgID, limit: Self.pageLimit)
                 return Reply(status: 200, body: MyMSPAnswer.events(events, clean: request.clean))
             }
         } catch let error as MyMSPError {
@@ -136,11 +136,11 @@ public final class MyMSPService: Sendable {
         }
     }
 
-    private func get(_ request: MyMSPCodec.Get, user: MyMSPUser) throws -> Reply {
-        guard let recipient = try directory.mymspRecipient(user: user.id, id: request.recipient) else {
+    private func get(_ request: MyMSPCodec.Get, user: MyMSPUser) async throws -> Reply {
+        guard let recipient = try await directory.mymspRecipient(user: user.id, id: request.recipient) else {
             throw MyMSPError.recipientNotFound
         }
-        let notifications = try directory.mymspNotifications(device: recipient.device, after: request.lastMsgno,
+        let notifications = try await directory.mymspNotifications(device: recipient.device, after: request.lastMsgno,
                                                              sentAfter: request.sentAfter, limit: Self.pageLimit)
         // Listed is fetched: the recipient's delivery acknowledgement, as any install's receipt.
         let sender = Scheduler.ReceiptSender(app: user.app, recipient: .device(recipient.device))

@@ -24,14 +24,14 @@ final class MyMSPUsers: Sendable {
         self.lifetime = lifetime
     }
 
-    func entry(name: String, now: Timestamp) throws -> Entry? {
+    func entry(name: String, now: Timestamp) async throws -> Entry? {
         if let cached = entries.withLock({ $0[name] }), now - cached.readAt < lifetime, now >= cached.readAt { return cached }
-        guard let user = try directory.mymspUser(name: name) else {
+        guard let user = try await directory.mymspUser(name: name) else {
             entries.withLock { _ = $0.removeValue(forKey: name) }
             return nil
         }
         var sender: (App, Account)?
-        if let app = try senders.app(key: user.app), let account = try senders.account(productToken: app.account) {
+        if let app = try await senders.app(key: user.app), let account = try await senders.account(productToken: app.account) {
             sender = (app, account)
         }
         let entry = Entry(user: user, sender: sender, readAt: now)

@@ -8,10 +8,10 @@ import Synchronization
 /// transaction as its delivery (the service records it right after the intake's commit).
 public protocol BWMIRegistry: Sendable {
     /// The app's settings; the defaults when none were set.
-    func bwmiSettings(app: AppKey) throws -> BWMIAppSettings
+    func bwmiSettings(app: AppKey) async throws -> BWMIAppSettings
     /// The app with this key and its settings, as last committed — by this process or another (`tandem app bwmi`,
     /// `tandem app delete`); nil when no app has this key. What the app endpoints look up per request.
-    func bwmiApp(key: AppKey) throws -> BWMIApp?
+    func bwmiApp(key: AppKey) async throws -> BWMIApp?
     /// False when no app has this key.
     func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws -> Bool
     /// Creates or updates the app's registration holding `token` (re-enabling a deregistered or
@@ -21,20 +21,32 @@ public protocol BWMIRegistry: Sendable {
     /// Turns notifications off for the app's registration holding `token`; false when there is none.
     func deregisterBWMIDevice(app: AppKey, token: PushToken, at: Timestamp) async throws -> Bool
     /// The app's BWMI device holding `token`, whatever its state.
-    func bwmiDevice(app: AppKey, token: PushToken) throws -> BWMIDevice?
+    func bwmiDevice(app: AppKey, token: PushToken) async throws -> BWMIDevice?
     /// The app's BWMI devices whose claimed phone is `phone`, or whose email is `email`.
-    func bwmiDevices(app: AppKey, phone: MSISDN) throws -> [BWMIDevice]
-    func bwmiDevices(app: AppKey, email: String) throws -> [BWMIDevice]
+    func bwmiDevices(app: AppKey, phone: MSISDN) async throws -> [BWMIDevice]
+    func bwmiDevices(app: AppKey, email: String) async throws -> [BWMIDevice]
     /// How many managed notifications of the device are live at `now`.
-    func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws -> Int
+    func liveBWMICount(device: BWMIDevice, at now: Timestamp) async throws -> Int
     /// The device's live managed notifications at `now`, oldest first.
-    func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws -> [BWMINotification]
+    func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) async throws -> [BWMINotification]
     func recordBWMINotifications(_ notifications: [BWMINotification]) async throws
     /// Marks the device's notification `delivery` acknowledged (idempotent). `hybrid`: a delivery without a
     /// row (it reached the device through its phone, or its row is not recorded yet) gets one now, not
     /// pending, already acknowledged; a row recorded later for it stays acknowledged.
     func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
                          hybrid: Bool) async throws -> BWMIAcknowledgement
+    /// ``bwmiApp(key:)`` and ``bwmiDevice(app:token:)`` when the backend can answer them without waiting (SQLite:
+    /// its caches, else a page-cache read; a server backend: caches it keeps current); nil when only the
+    /// asynchronous read can. What an ack, answered on the HTTP worker thread without a task, looks up first.
+    func cachedBWMIApp(key: AppKey) throws -> BWMIApp??
+    func cachedBWMIDevice(app: AppKey, token: PushToken) throws -> BWMIDevice??
+}
+
+extension BWMIRegistry {
+    /// Never answered without waiting: callers take ``bwmiApp(key:)``.
+    public func cachedBWMIApp(key: AppKey) throws -> BWMIApp?? { nil }
+    /// Never answered without waiting: callers take ``bwmiDevice(app:token:)``.
+    public func cachedBWMIDevice(app: AppKey, token: PushToken) throws -> BWMIDevice?? { nil }
 }
 
 /// An app's BWMI settings (CLI `tandem app bwmi`, admin API `PUT /admin/apps/{key}/bwmi`).

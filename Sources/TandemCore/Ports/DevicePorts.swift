@@ -1,8 +1,12 @@
 /// What the device API reads and writes: registrations, the messages an install may list, and the
-/// deliveries its receipts name. Reads are synchronous and short (indexed lookups) and see every committed
-/// write; writes return once committed.
+/// deliveries its receipts name. Reads are short (indexed lookups), asynchronous (a server backend reads over a
+/// socket) and see every committed write; writes return once committed.
 public protocol DeviceRegistry: Sendable {
-    func registration(_ device: DeviceID) throws -> DeviceRegistration?
+    func registration(_ device: DeviceID) async throws -> DeviceRegistration?
+    /// ``registration(_:)`` when the backend can answer it without waiting (SQLite: its registration cache, else
+    /// a page-cache read; a server backend: a cache it keeps current); nil when only the asynchronous read can.
+    /// What a receipt, answered on the HTTP worker thread without a task, looks up first.
+    func cachedRegistration(_ device: DeviceID) throws -> DeviceRegistration??
 
     /// Stores a new registration. A push token already held by another registration of the same app moves
     /// here (the other one loses it) in the same transaction.
@@ -22,6 +26,11 @@ public protocol DeviceRegistry: Sendable {
     /// ``ODataQuery/apply(to:)`` would (the reference semantics); each backend translates the typed query itself.
     /// `query.top` nil means every message.
     func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) async throws -> [InboxMessage]
+}
+
+extension DeviceRegistry {
+    /// Never answered without waiting: callers take ``registration(_:)``.
+    public func cachedRegistration(_ device: DeviceID) throws -> DeviceRegistration?? { nil }
 }
 
 /// What decides whether an install may acknowledge or read a delivery.

@@ -1,24 +1,32 @@
 /// What the sender-facing APIs read: accounts, apps and the registrations that turn an MSISDN into
-/// devices. Reads are synchronous and short (indexed lookups); they see every committed write.
+/// devices. Reads are short (indexed lookups) and asynchronous (a server backend reads over a socket); they see
+/// every committed write.
 public protocol SenderDirectory: Sendable {
     /// Every account, disabled or not (a small table: senders, not recipients).
-    func accounts() throws -> [Account]
-    func account(productToken: ProductToken) throws -> Account?
-    func app(key: AppKey) throws -> App?
+    func accounts() async throws -> [Account]
+    func account(productToken: ProductToken) async throws -> Account?
+    func app(key: AppKey) async throws -> App?
     /// The registrations of `app` for each of `msisdns` (numbers with none are absent from the result).
-    func registrations(app: AppKey, msisdns: [MSISDN]) throws -> [MSISDN: [Registration]]
+    func registrations(app: AppKey, msisdns: [MSISDN]) async throws -> [MSISDN: [Registration]]
     /// The account's app with this sender id (``App/senderID``).
-    func app(account: ProductToken, senderID: String) throws -> App?
+    func app(account: ProductToken, senderID: String) async throws -> App?
     /// The registration with this device id, if it belongs to `app`.
-    func registration(app: AppKey, device: DeviceID) throws -> Registration?
+    func registration(app: AppKey, device: DeviceID) async throws -> Registration?
     /// Whether `app`'s pushes render in TIBCO BWMI's managed shape when the sender asked for no presentation:
     /// the app trusts its BWMI devices' phones (``BWMIAppSettings/trustPhones``), so it is a BWMI app.
-    func rendersBWMIPushes(app: AppKey) throws -> Bool
+    func rendersBWMIPushes(app: AppKey) async throws -> Bool
+    /// ``app(key:)`` when the backend can answer it without waiting (SQLite: a page-cache read; a server backend:
+    /// from a cache it keeps current); nil when only the asynchronous read can. For the callers that answer on
+    /// the HTTP worker thread without a task (the device API's signature check), which take the asynchronous
+    /// read in a task only when this is nil.
+    func cachedApp(key: AppKey) throws -> App??
 }
 
 extension SenderDirectory {
     /// No BWMI apps (directories without the BWMI tables).
-    public func rendersBWMIPushes(app: AppKey) throws -> Bool { false }
+    public func rendersBWMIPushes(app: AppKey) async throws -> Bool { false }
+    /// Never answered without waiting: callers take ``app(key:)``.
+    public func cachedApp(key: AppKey) throws -> App?? { nil }
 }
 
 /// Push tokens that senders address directly (SCG's `psh:` addresses) become registrations of their app,
@@ -32,9 +40,9 @@ public protocol PushAddressRegistry: Sendable {
 /// What senders can look up about the messages they sent. Every call is scoped to one account: another
 /// account's messages are never returned.
 public protocol MessageLedger: Sendable {
-    func message(account: ProductToken, id: GUID) throws -> MessageView?
+    func message(account: ProductToken, id: GUID) async throws -> MessageView?
     /// The account's messages with this `reference`, oldest first.
-    func messages(account: ProductToken, reference: String) throws -> [MessageView]
+    func messages(account: ProductToken, reference: String) async throws -> [MessageView]
 }
 
 /// One sent message as its sender sees it: what was asked, and each recipient's delivery so far.

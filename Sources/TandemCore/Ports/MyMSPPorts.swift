@@ -123,12 +123,12 @@ public enum MyMSPRecipientChange: Sendable, Hashable {
 /// The store behind the myMSP adapter. Every write call is one durable transaction; an event it creates
 /// takes the next msgno and is queued for the user's event URL in the same transaction.
 public protocol MyMSPDirectory: Sendable {
-    func mymspUser(name: String) throws -> MyMSPUser?
-    func mymspUser(app: AppKey) throws -> MyMSPUser?
+    func mymspUser(name: String) async throws -> MyMSPUser?
+    func mymspUser(app: AppKey) async throws -> MyMSPUser?
     /// Creates or updates the user bound to `app` (one user per app).
     func setMyMSPUser(app: AppKey, name: String, passwordSalt: String, passwordHash: String, eventURL: String?,
                       at: Timestamp) async throws -> Bool
-    func mymspRecipient(user: Int64, id: Int64) throws -> MyMSPRecipient?
+    func mymspRecipient(user: Int64, id: Int64) async throws -> MyMSPRecipient?
     /// `subscribe`: without `recipient`, a new recipient holding `key` (or the user's recipient that already
     /// holds it, reactivated); with it, that recipient. Creates one `ACTION_SUB` event.
     func mymspSubscribe(user: MyMSPUser, recipient: Int64?, provider: MyMSPServiceProvider, key: PushToken,
@@ -144,14 +144,14 @@ public protocol MyMSPDirectory: Sendable {
     func mymspReserveNumbers(_ count: Int) async throws -> ClosedRange<Int64>
     /// The user's active recipients among `ids` and the members of the groups named (by name or short
     /// name) in `groups`, in first-named order, without duplicates.
-    func mymspActiveRecipients(user: Int64, ids: [Int64], groups: [String]) throws -> [MyMSPRecipient]
+    func mymspActiveRecipients(user: Int64, ids: [Int64], groups: [String]) async throws -> [MyMSPRecipient]
     /// Notifications sent to `device` with msgno above `after`, sent at or after `sentAfter`, oldest first.
-    func mymspNotifications(device: DeviceID, after: Int64, sentAfter: Timestamp?, limit: Int) throws -> [MyMSPNotification]
+    func mymspNotifications(device: DeviceID, after: Int64, sentAfter: Timestamp?, limit: Int) async throws -> [MyMSPNotification]
     /// The user's events with msgno above `after`, oldest first.
-    func mymspEvents(user: Int64, after: Int64, limit: Int) throws -> [MyMSPEvent]
+    func mymspEvents(user: Int64, after: Int64, limit: Int) async throws -> [MyMSPEvent]
     func setMyMSPGroup(user: Int64, name: String, shortName: String?, recipients: [Int64], at: Timestamp) async throws
     func deleteMyMSPGroup(user: Int64, name: String) async throws -> Bool
-    func mymspGroups(user: Int64) throws -> [MyMSPGroup]
+    func mymspGroups(user: Int64) async throws -> [MyMSPGroup]
     /// Deletes events created before `before`; returns how many.
     func purgeMyMSPEvents(before: Timestamp) async throws -> Int
 }

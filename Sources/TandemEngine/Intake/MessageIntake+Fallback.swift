@@ -9,11 +9,11 @@ extension MessageIntake {
     }
 
     /// The account's message with this id, else its latest message with this reference.
-    public func latestMessage(account: Account, idOrReference: String) throws -> MessageView? {
-        if let id = GUID(idOrReference), let message = try ledger.message(account: account.productToken, id: id) {
+    public func latestMessage(account: Account, idOrReference: String) async throws -> MessageView? {
+        if let id = GUID(idOrReference), let message = try await ledger.message(account: account.productToken, id: id) {
             return message
         }
-        return try ledger.messages(account: account.productToken, reference: idOrReference).last
+        return try await ledger.messages(account: account.productToken, reference: idOrReference).last
     }
 
     /// Ends the recipients of `message` still queued in its spool as cancelled by the sender (each stored final,
@@ -27,11 +27,11 @@ extension MessageIntake {
     /// account has no such message.
     public func manualFallback(account: Account,
                                idOrReference: String) async throws -> (message: GUID, recipients: [(DeliveryRecipient, ManualFallbackOutcome)])? {
-        guard var message = try latestMessage(account: account, idOrReference: idOrReference) else { return nil }
+        guard var message = try await latestMessage(account: account, idOrReference: idOrReference) else { return nil }
         if let drainer, !message.queued.isEmpty {
             // Recipients still in the spool have no delivery to fall back from: start them first.
             try await drainer.drain(message: message.id)
-            message = try ledger.message(account: account.productToken, id: message.id) ?? message
+            message = try await ledger.message(account: account.productToken, id: message.id) ?? message
         }
         var results: [(DeliveryRecipient, ManualFallbackOutcome)] = []
         for recipient in message.recipients {

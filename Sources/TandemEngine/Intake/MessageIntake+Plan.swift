@@ -18,7 +18,7 @@ extension MessageIntake {
             try await startQueuedRecipients(ofEarlierMessagesIn: request)
             let addressed = try await resolvePushAddresses(in: request, now: now)
             for index in request.messages.indices {  // by index: each command is borrowed, not copied
-                try add(request.messages[index], account: request.account, knownApps: request.knownApps, addressed: addressed,
+                try await add(request.messages[index], account: request.account, knownApps: request.knownApps, addressed: addressed,
                         now: now, to: &plan)
             }
         } catch {
@@ -57,9 +57,9 @@ extension MessageIntake {
 
     private func add(_ command: SendCommand, account: Account, knownApps: [App],
                      addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
-                     now: Timestamp, to plan: inout Plan) throws {
+                     now: Timestamp, to plan: inout Plan) async throws {
         let (app, validUntil, earlier): (App?, Timestamp?, MessageView?)
-        switch try check(command, account: account, knownApps: knownApps, addressed: addressed, now: now) {
+        switch try await check(command, account: account, knownApps: knownApps, addressed: addressed, now: now) {
         case .failure(let rejection):
             plan.outcomes.append(.rejected(rejection))
             return
@@ -71,7 +71,7 @@ extension MessageIntake {
         let messageID = self.messageID(now)
         var presentation = command.$presentation
         // A BWMI app's devices parse only BWMI's payload: a message that asks for no presentation gets its managed shape.
-        if let app, presentation.isEmpty, try directory.rendersBWMIPushes(app: app.key) {
+        if let app, presentation.isEmpty, try await directory.rendersBWMIPushes(app: app.key) {
             var managed = PushPresentation()
             managed.bwmi = .managed(bid: command.reference, sentAt: now.milliseconds)
             presentation = SharedPresentation(wrappedValue: managed)
@@ -100,7 +100,8 @@ extension MessageIntake {
             && configuration.spoolThreshold.map { validCount >= $0 } == true
         let valid = spooled || app != nil ? command.recipients.compactMap(passes) : []
         // A spooled message is routed when the drainer starts it, with the registrations of that moment.
-        let registrations = try (spooled ? nil : app).map { try directory.registrations(app: $0.key, msisdns: valid) } ?? [:]
+        var registrations: [MSISDN: [Registration]] = [:]
+        if !spooled, let app { registrations = try await directory.registrations(app: app.key, msisdns: valid) }
         let smsValidity = validUntil.map { $0 - now } ?? configuration.defaultSMSValidity
         var outcomes: [RecipientOutcome] = []
         outcomes.reserveCapacity(command.recipients.count)
@@ -123,7 +124,7 @@ extension MessageIntake {
                     }
                     continue
                 }
-                switch try device(recipient, app: app, addressed: addressed) {
+                switch try await device(recipient, app: app, addressed: addressed) {
                 case .failure(let rejection):
                     outcomes.append(.rejected(rejection))
                 case .success(let registration):
@@ -179,7 +180,7 @@ extension MessageIntake {
         guard let drainer else { return }
         for index in request.messages.indices {
             guard let reference = request.messages[index].fallbackFor,
-                  let earlier = try latestMessage(account: request.account, idOrReference: reference),
+                  let earlier = try await latestMessage(account: request.account, idOrReference: reference),
                   !earlier.queued.isEmpty else { continue }
             try await drainer.drain(message: earlier.id)
         }
@@ -189,11 +190,12 @@ extension MessageIntake {
     /// else that of its first push address that names an app.
     private func check(_ command: SendCommand, account: Account, knownApps: [App],
                        addressed: [PushAddress: Result<(App, Registration), RecipientRejection>],
-                       now: Timestamp) throws -> Result<(App?, Timestamp?, MessageView?), MessageRejection> {
+                       now: Timestamp) async throws -> Result<(App?, Timestamp?, MessageView?), MessageRejection> {
         var app: App?
         if let key = command.appKey {
-            guard let found = try knownApps.first(where: { $0.key == key }) ?? directory.app(key: key),
-                  found.account == account.productToken else {
+            var found = knownApps.first { $0.key == key }
+            if found == nil { found = try await directory.app(key: key) }
+            guard let found, found.account == account.productToken else {
                 return .failure(.unknownApp(key))
             }
             app = found
@@ -216,7 +218,7 @@ extension MessageIntake {
         var earlier: MessageView?
         if let reference = command.fallbackFor {
             guard command.allowedChannels == .only([.sms]) else { return .failure(.fallbackRequiresSMSOnly) }
-            earlier = try latestMessage(account: account, idOrReference: reference)
+            earlier = try await latestMessage(account: account, idOrReference: reference)
             guard earlier != nil else { return .failure(.fallbackTargetNotFound(reference)) }
         }
         return .success((app, validUntil, earlier))
@@ -252,7 +254,7 @@ extension MessageIntake {
         var resolved: [PushAddress: Result<(App, Registration), RecipientRejection>] = [:]
         for index in request.messages.indices {
             for case .pushAddress(let address) in request.messages[index].recipients where resolved[address] == nil {
-                guard let app = try pushApp(named: address.app, account: request.account) else {
+                guard let app = try await pushApp(named: address.app, account: request.account) else {
                     resolved[address] = .failure(.unknownPushApp(address.app))
                     continue
                 }
@@ -265,17 +267,17 @@ extension MessageIntake {
     }
 
     /// The account's app a push address names: by app key, else by sender id.
-    private func pushApp(named name: String, account: Account) throws -> App? {
-        if let key = AppKey(name), let app = try directory.app(key: key), app.account == account.productToken { return app }
-        return try directory.app(account: account.productToken, senderID: name)
+    private func pushApp(named name: String, account: Account) async throws -> App? {
+        if let key = AppKey(name), let app = try await directory.app(key: key), app.account == account.productToken { return app }
+        return try await directory.app(account: account.productToken, senderID: name)
     }
 
     /// The registration a device recipient names, if it belongs to `app`.
     private func device(_ recipient: Recipient, app: App,
-                        addressed: [PushAddress: Result<(App, Registration), RecipientRejection>]) throws -> Result<Registration, RecipientRejection> {
+                        addressed: [PushAddress: Result<(App, Registration), RecipientRejection>]) async throws -> Result<Registration, RecipientRejection> {
         switch recipient {
         case .registration(let id):
-            guard let registration = try directory.registration(app: app.key, device: id) else { return .failure(.unknownRegistration(id)) }
+            guard let registration = try await directory.registration(app: app.key, device: id) else { return .failure(.unknownRegistration(id)) }
             return .success(registration)
         case .pushAddress(let address):
             switch addressed[address] {

@@ -150,11 +150,16 @@ public actor SpoolDrainer {
             return deliveries.count
         }
         let now = now()
-        let app = try chunk.routing.appKey.flatMap { try directory.app(key: $0) }
-        let registrations = try app.map { try directory.registrations(app: $0.key, msisdns: chunk.recipients) } ?? [:]
+        var app: App?
+        var registrations: [MSISDN: [Registration]] = [:]
         // The account's country rule for SMS (recipients only SMS could reach were refused at acceptance);
         // a message without an app was decided whole at acceptance.
-        let countries = try app.flatMap { try directory.account(productToken: $0.account) }?.smsCountries ?? SMSCountryPolicy()
+        var countries = SMSCountryPolicy()
+        if let key = chunk.routing.appKey, let found = try await directory.app(key: key) {
+            app = found
+            registrations = try await directory.registrations(app: found.key, msisdns: chunk.recipients)
+            countries = try await directory.account(productToken: found.account)?.smsCountries ?? SMSCountryPolicy()
+        }
         let deliveries = chunk.recipients.map { msisdn -> Scheduler.NewDelivery in
             if let until = chunk.validUntil, until <= now { return .expired(recipient: .msisdn(msisdn), content: chunk.content) }
             let routed = Router.route(chunk.routing, app: app, registrations: registrations[msisdn] ?? [], policies: policies)
