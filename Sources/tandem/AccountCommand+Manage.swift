@@ -10,7 +10,7 @@ extension AccountCommand {
         _ = try parsed.expectPositional(1, usage: usage)
         let accounts = try await withStore(parsed) { store throws(CommandFailure) -> [Account] in
             do {
-                return try store.accounts()
+                return try await store.accounts()
             } catch {
                 throw CommandFailure(.failure, "cannot read accounts: \(error)")
             }

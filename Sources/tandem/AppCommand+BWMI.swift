@@ -27,10 +27,10 @@ extension AppCommand {
         let settings = try await withStore(parsed) { store throws(CommandFailure) -> BWMIAppSettings in
             let found: BWMIAppSettings?
             do {
-                if try store.app(key: key) == nil {
+                if try await store.app(key: key) == nil {
                     found = nil
                 } else {
-                    var settings = try store.bwmiSettings(app: key)
+                    var settings = try await store.bwmiSettings(app: key)
                     if let trust { settings.trustPhones = trust }
                     if let staticKey { settings.staticKey = staticKey }
                     if removeKey { settings.staticKey = nil }

@@ -80,7 +80,7 @@ extension AppCommand {
         let groups = try await withStore(parsed) { store throws(CommandFailure) -> [MyMSPGroup] in
             let user = try await Self.myMSPUser(key, in: store)
             do {
-                return try store.mymspGroups(user: user.id)
+                return try await store.mymspGroups(user: user.id)
             } catch {
                 throw CommandFailure(.failure, "cannot read the groups: \(error)")
             }

@@ -34,6 +34,7 @@ struct ConfigurationExampleTests {
             "providers.voice.webhook.token": secret,
             "metrics": keys(C.Metrics.CodingKeys.self),
             "metrics.bearerToken": secret,
+            "database.password": secret,
             "dashboard": keys(C.Dashboard.CodingKeys.self),
             "dashboard.token": secret,
             "log": keys(C.Log.CodingKeys.self),
@@ -116,6 +117,19 @@ struct ConfigurationExampleTests {
         #expect(text.contains("1 to 15 characters"), "SMPP's system_id limit")
         #expect(text.contains("at most 12 characters"), "SMPP's system_type limit")
         #expect(text.contains("at least 32 bytes"), "the PIN key")
+    }
+
+    @Test("the PostgreSQL alternative the example documents loads in place of SQLite")
+    func postgresAlternativeLoads() throws {
+        var root = try #require(try JSONSerialization.jsonObject(with: Self.exampleData) as? [String: Any])
+        root["database"] = try #require(root["_database"])
+        root["_database"] = nil
+        let data = try JSONSerialization.data(withJSONObject: root)
+        let configuration = try Configuration.load(data: data, file: "example",
+                                                   environment: Self.environment.merging(["TANDEM_DB_PASSWORD": "pw"]) { $1 })
+        #expect(configuration.database.url == "postgres://tandem@db.example.internal:5432/tandem")
+        #expect(configuration.database.password?.value == "pw")
+        #expect(configuration.database.connectTimeout == .seconds(30))
     }
 
     @Test("the Kannel alternative the example documents loads in place of SMPP")
