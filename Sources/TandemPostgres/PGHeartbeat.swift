@@ -29,9 +29,12 @@ final class PGHeartbeat: Sendable {
         }
     }
 
-    /// Records one beat's outcome: an answer now, or none.
+    /// Records one beat's outcome: an answer now, or none. Ignored once stopped (a beat still in flight then).
     func record(answered: Bool) {
-        state.withLock { $0.lastAnswer = answered ? ContinuousClock.now : nil }
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.lastAnswer = answered ? ContinuousClock.now : nil
+        }
     }
 
     /// Beats every ``interval`` until ``stop()``: `beat` answers whether the server answered.

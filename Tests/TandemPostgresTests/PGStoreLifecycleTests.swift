@@ -17,6 +17,8 @@ struct PGStoreLifecycleTests {
         heartbeat.record(answered: true)
         heartbeat.stop()
         #expect(!heartbeat.isReachable)
+        heartbeat.record(answered: true)
+        #expect(!heartbeat.isReachable, "a beat that answers after stop() is not recorded")
         let stale = PGHeartbeat(interval: .seconds(1), staleness: .zero)
         stale.record(answered: true)
         #expect(!stale.isReachable, "an answer older than the staleness does not count")
