@@ -128,7 +128,7 @@ extension PGStore: AppRegistry, PushCredentialsSource {
     /// Reads the credentials, changes them and writes them back if the column still holds what was read; else
     /// again (another write came between).
     private func updatePushCredentials(key: AppKey, _ change: (inout AppPushCredentials) -> Void) async throws(PGError) -> Bool {
-        while true {
+        for _ in 0..<Self.rereadLimit {
             let result = try await read { db throws(PGError) in
                 try db.execute("SELECT push_credentials::text FROM apps WHERE app_key = $1", [key.text])
             }
@@ -140,6 +140,7 @@ extension PGStore: AppRegistry, PushCredentialsSource {
                 """, [try Self.encode(credentials), key.text, row[0]])])
             if written[0].changedRows == 1 { return true }
         }
+        throw .notApplied("the push credentials of app \(key) changed under every one of \(Self.rereadLimit) attempts to change them")
     }
 
     // MARK: - Rows

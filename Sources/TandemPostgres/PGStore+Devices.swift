@@ -41,7 +41,7 @@ extension PGStore {
 
     public func update<T: Sendable>(_ device: DeviceID,
                                     _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws(PGError) -> T? {
-        while true {
+        for _ in 0..<Self.rereadLimit {
             guard let (original, whole) = try await loadRegistration(device) else { return nil }
             var registration = original
             let result = change(&registration)
@@ -61,7 +61,12 @@ extension PGStore {
             if results[results.count - 1].changedRows == 1 { return result }
             // Changed (or deleted) since it was read: read it again.
         }
+        throw .notApplied("registration \(device) changed under every one of \(Self.rereadLimit) attempts to update it")
     }
+
+    /// How many times a read-change-write reads again because another write came between, before it gives up
+    /// (never reached but by a row that keeps changing).
+    static let rereadLimit = 64
 
     /// The delivery with this key (its `UpdateID`) as a receipt for it is checked: its message's app and recipient,
     /// whether it is final and when it was accepted; nil when there is none.
