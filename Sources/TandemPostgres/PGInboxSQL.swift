@@ -1,7 +1,9 @@
 import TandemCore
+import TandemStoreSupport
 
 /// Translates an ``ODataQuery`` into a PostgreSQL `SELECT` that selects the same messages in the same order as
-/// ``ODataQuery/apply(to:)`` (the reference semantics) — PostgreSQL's spelling of SQLite's `ODataSQL`.
+/// ``ODataQuery/apply(to:)`` (the reference semantics) — PostgreSQL's spelling of SQLite's `ODataSQL`, sharing
+/// its shape (``ODataSQLShape``: the parenthesised condition, the operators, the ordering).
 ///
 /// Differences from the SQLite dialect: numbered placeholders (`$n`, after the caller's own parameters); text
 /// compared and ordered `COLLATE "C"` (byte order of UTF-8, as the evaluator compares — whatever the database's
@@ -30,61 +32,35 @@ enum PGInboxSQL {
         }
         func comparison(_ comparison: ODataComparison) -> String {
             switch comparison {
-            case .id(let op, let guid): "\(columns.id) \(sqlOperator(op)) \(placeholder(guid.text)) COLLATE \"C\""
-            case .updateID(let op, let value): "\(columns.updateID) \(sqlOperator(op)) \(placeholder(String(value)))::bigint"
-            case .sender(let op, let text): "\(columns.sender) \(sqlOperator(op)) \(placeholder(text)) COLLATE \"C\""
+            case .id(let op, let guid): "\(columns.id) \(ODataSQLShape.sqlOperator(op)) \(placeholder(guid.text)) COLLATE \"C\""
+            case .updateID(let op, let value):
+                "\(columns.updateID) \(ODataSQLShape.sqlOperator(op)) \(placeholder(String(value)))::bigint"
+            case .sender(let op, let text): "\(columns.sender) \(ODataSQLShape.sqlOperator(op)) \(placeholder(text)) COLLATE \"C\""
             case .dateTime(let op, let timestamp):
-                "\(columns.dateTime) \(sqlOperator(op)) \(placeholder(String(timestamp.milliseconds)))::bigint"
+                "\(columns.dateTime) \(ODataSQLShape.sqlOperator(op)) \(placeholder(String(timestamp.milliseconds)))::bigint"
             case .status(let op, let status):
-                "\(columns.status) \(sqlOperator(op.general)) \(placeholder(status.wireName)) COLLATE \"C\""
-            }
-        }
-        func condition(_ expression: ODataExpression) -> String {
-            switch expression {
-            case .comparison(let value): return comparison(value)
-            case .and(let left, let right):
-                let lhs = condition(left)
-                return "(\(lhs) AND \(condition(right)))"
-            case .or(let left, let right):
-                let lhs = condition(left)
-                return "(\(lhs) OR \(condition(right)))"
-            case .not(let operand): return "(NOT \(condition(operand)))"
+                "\(columns.status) \(ODataSQLShape.sqlOperator(op.general)) \(placeholder(status.wireName)) COLLATE \"C\""
             }
         }
         var sql = "SELECT \(resultColumns) FROM \(source)"
-        let conditions = [ownCondition, query.filter.map { condition($0) }].compactMap { $0 }
+        let filter = query.filter.map { ODataSQLShape.condition($0, comparison: comparison) }
+        let conditions = [ownCondition, filter].compactMap { $0 }
         if !conditions.isEmpty {
             sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ")
         }
-        let orderBy = query.effectiveOrder.map { key in
-            let expression = switch key.field {
+        let orderBy = ODataSQLShape.orderBy(query.effectiveOrder) { field in
+            switch field {
             case .id: "\(columns.id) COLLATE \"C\""
             case .updateID: columns.updateID
             case .sender: "\(columns.sender) COLLATE \"C\""
             case .dateTime: columns.dateTime
             }
-            let direction = switch key.direction {
-            case .ascending: "ASC"
-            case .descending: "DESC"
-            }
-            return "\(expression) \(direction)"
-        }.joined(separator: ", ")
+        }
         sql += " ORDER BY \(orderBy)"
         let limit = "$\(first + parameters.count)::bigint", offset = "$\(first + parameters.count + 1)::bigint"
         parameters.append(query.top.map { String($0) })
         parameters.append(String(query.skip))
         sql += " LIMIT \(limit) OFFSET \(offset)"
         return (sql, parameters)
-    }
-
-    private static func sqlOperator(_ op: ODataOperator) -> String {
-        switch op {
-        case .eq: "="
-        case .ne: "<>"
-        case .gt: ">"
-        case .ge: ">="
-        case .lt: "<"
-        case .le: "<="
-        }
     }
 }
