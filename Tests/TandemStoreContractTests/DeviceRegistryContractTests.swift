@@ -116,6 +116,35 @@ struct DeviceRegistryContractTests {
         await directory.close()
     }
 
+    @Test("a dead token flips its registration to Invalid, read so at once (no stale copy); a newer token or an unknown device is not",
+          arguments: Backend.allCases)
+    func deadTokens(_ backend: Backend) async throws {
+        let directory = try await Directory.open(backend)
+        let database = directory.database
+        let (d1, d2, d3) = (try Fixture.device(1), try Fixture.device(2), try Fixture.device(3))
+        for device in [d1, d3] {
+            var registration = DeviceRegistration(deviceID: device, app: directory.first.key, platform: .iOS, userAgent: "",
+                                                  pushToken: PushToken("token-\(device.text)"), notificationsEnabled: true,
+                                                  verification: Verification(status: .pinVerified, msisdn: try Fixture.msisdn(1)),
+                                                  createdAt: Fixture.t0, updatedAt: Fixture.t0)
+            if device == d3 { registration.pushToken = PushToken("fresh-token") }  // a new token after the push
+            try await database.create(registration)
+        }
+        let record = try Fixture.pushed(to: [d1, d2, d3], msisdn: Fixture.msisdn(1), content: Fixture.content(1))
+        let key = try #require(try await directory.store.deliveries.commit(inserts: [record], changes: []).first)
+        var delivery = record.delivery
+        let at = Fixture.t0 + .seconds(1)
+        let changes = [d1, d2, d3].map { Fixture.change(&delivery, key: key, .pushRejected($0, .tokenDead), at: at) }
+        #expect(try await database.registration(d1)?.status == .pinVerified)  // cached now, where there is a cache
+        _ = try await directory.store.deliveries.commit(inserts: [], changes: changes)
+        let invalid = try #require(try await database.registration(d1))
+        #expect(invalid.status == .invalid && invalid.updatedAt == at)
+        #expect(try await database.registration(app: directory.first.key, device: d1)?.status == .invalid)
+        #expect(try await database.registration(d3)?.status == .pinVerified)
+        #expect(try await database.registration(d2) == nil)
+        await directory.close()
+    }
+
     /// Senders chosen to tell byte order from any collation: case, a precomposed and a decomposed umlaut, a quote.
     static let senders = ["CM", "cm", "Zeta", "zeta", "Ärzte", "A\u{308}rzte", "O'Reilly", "a+b", "😀", "N"]
 
