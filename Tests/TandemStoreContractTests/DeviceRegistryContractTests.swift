@@ -211,6 +211,53 @@ struct DeviceRegistryContractTests {
             }
         }
         #expect(sizes.count >= 6, "the filters select different numbers of messages: \(sizes)")
+
+        // And 150 random filters, orderings and pages, with values next to the stored ones.
+        var random = SeededGenerator(seed: 0x0DA7A)
+        func comparison() -> ODataComparison {
+            let op = ODataOperator.allCases[Int.random(in: 0..<6, using: &random)]
+            let stored = all[Int.random(in: 0..<all.count, using: &random)]
+            let offset = Int64.random(in: -1...1, using: &random)
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: return .id(op, stored.id)
+            case 1: return .updateID(op, stored.updateID.rawValue + offset)
+            case 2: return .sender(op, Self.senders.randomElement(using: &random)!)
+            case 3: return .dateTime(op, Timestamp(milliseconds: stored.dateTime.milliseconds + offset))
+            default: return .status(Bool.random(using: &random) ? .eq : .ne, AppMessageStatus.allCases.randomElement(using: &random)!)
+            }
+        }
+        func expression(depth: Int) -> ODataExpression {
+            switch depth == 0 ? 0 : Int.random(in: 0..<5, using: &random) {
+            case 0, 1: return .comparison(comparison())
+            case 2: return .and(expression(depth: depth - 1), expression(depth: depth - 1))
+            case 3: return .or(expression(depth: depth - 1), expression(depth: depth - 1))
+            default: return .not(expression(depth: depth - 1))
+            }
+        }
+        for _ in 0..<150 {
+            let keys = ODataSortField.allCases.shuffled(using: &random).prefix(Int.random(in: 0..<3, using: &random))
+            let orderBy = keys.map { ODataOrder($0, Bool.random(using: &random) ? .ascending : .descending) }
+            let top: Int? = Bool.random(using: &random) ? nil : Int.random(in: 0..<6, using: &random)
+            let query = ODataQuery(top: top, skip: Int.random(in: 0..<4, using: &random), orderBy: orderBy,
+                                   filter: expression(depth: 3))
+            #expect(try await database.inbox(app: directory.first.key, msisdn: msisdn, query: query) == query.apply(to: all),
+                    "\(query)")
+        }
         await directory.close()
+    }
+}
+
+/// SplitMix64: a small deterministic generator, so that a failing random query can be run again.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
