@@ -67,11 +67,11 @@ struct PGRow {
             default: nil
             }
         }
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { throw malformed(index) }
+        var offset = 0
+        while offset < digits.count {
+            guard let high = nibble(digits[offset]), let low = nibble(digits[offset + 1]) else { throw malformed(index) }
             bytes.append(high << 4 | low)
-            index += 2
+            offset += 2
         }
         return bytes
     }
