@@ -1,9 +1,8 @@
 import Foundation
 import TandemCore
 
-/// The lifecycle members of ``TandemDatabase`` on PostgreSQL. (The conformance itself is declared once every
-/// port's reads are `async`: the gateway's, the intake's and the device lookup are still synchronous in the
-/// protocols.)
+/// The lifecycle members of ``TandemDatabase`` on PostgreSQL. (The conformance itself is declared once the BWMI,
+/// cospace, myMSP and SCG ports are served too.)
 extension PGStore {
     /// `postgresql` and the connection string with its password left out.
     public var backend: DatabaseBackendName {

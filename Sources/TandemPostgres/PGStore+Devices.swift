@@ -5,13 +5,14 @@ import TandemCore
 /// ``PGInboxSQL``).
 ///
 /// No registration cache: every lookup reads the server (SQLite's `RegistrationCache` relies on every write being
-/// this process's, which several nodes on one database would break).
+/// this process's, which several nodes on one database would break), and `cachedRegistration(_:)` keeps the
+/// protocol's default (nil: a receipt's check takes the asynchronous read, in a task).
 ///
 /// ``update(_:_:)`` reads the registration, lets `change` modify it, and writes it back only if the row still
 /// holds what was read (compared whole), having locked it first; when another write came between, it reads again
 /// and runs `change` again (it is pure). A push token taken by a registration moves to it: the registration of the
 /// same app that held it loses it, in the same transaction.
-extension PGStore {
+extension PGStore: DeviceRegistry {
     private static let registrationColumns = """
         r.device_id, p.app_key, r.msisdn, r.platform, r.user_agent, r.push_token, r.status, r.notifications_enabled,
         r.pin_nonce, r.pin_msisdn, r.pin_issued_at, r.pin_expires_at, r.pin_attempts, r.pin_length, r.apns_sandbox,

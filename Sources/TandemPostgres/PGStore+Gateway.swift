@@ -2,10 +2,10 @@ import Foundation
 import TandemCore
 import TandemStoreSupport
 
-/// The gateway's reads on PostgreSQL (SQLite's `SenderDirectory` and `MessageLedger`, `Store+Gateway.swift`) and
-/// the account settings it relies on. The reads are `async` here; the conformances are declared once the
-/// protocols' reads are.
-extension PGStore {
+/// The gateway's reads on PostgreSQL (``SenderDirectory``, ``MessageLedger``), as SQLite's `Store+Gateway.swift`,
+/// and the account settings it relies on. `cachedApp(key:)` keeps the protocol's default (nil: the device API's
+/// signature check takes the asynchronous read); `rendersBWMIPushes(app:)` is BWMI's (`PGStore+BWMI.swift`).
+extension PGStore: SenderDirectory, MessageLedger {
     /// Every registration of `app` for each number, in one statement: its installs with that verified number and,
     /// when the app sets `bwmi.trustPhones`, its BWMI devices claiming that phone (as PIN-verified installs).
     /// Rows with a malformed stored value fail the read rather than being skipped.

@@ -5,25 +5,11 @@ import TandemStore
 import TandemPostgres
 import TandemTestSupport
 
-/// What `TandemDatabase` holds, with every read `async` — as the ports will be once their reads are (SQLite's
-/// synchronous reads satisfy these requirements as they are). The contract tests of the gateway's, the intake's and
-/// the device API's reads reach both stores through it until `PGStore` conforms to the ports themselves.
-protocol DatabaseUnderTest: AppRegistry, PushCredentialsSource, IdempotencyKeys, PushAddressRegistry, RecipientSpoolStore,
-    PrefixBlockStore, MessageSearch {
-    // SenderDirectory, MessageLedger and the intake's lookup
-    func app(key: AppKey) async throws -> App?
-    func app(account: ProductToken, senderID: String) async throws -> App?
-    func registrations(app: AppKey, msisdns: [MSISDN]) async throws -> [MSISDN: [Registration]]
-    func registration(app: AppKey, device: DeviceID) async throws -> Registration?
-    func message(account: ProductToken, id: GUID) async throws -> MessageView?
-    func messages(account: ProductToken, reference: String) async throws -> [MessageView]
-    // DeviceRegistry
-    func registration(_ device: DeviceID) async throws -> DeviceRegistration?
-    func create(_ registration: DeviceRegistration) async throws
-    func update<T: Sendable>(_ device: DeviceID, _ change: @escaping @Sendable (inout DeviceRegistration) -> T) async throws -> T?
-    func receiptTarget(_ key: DeliveryKey) async throws -> ReceiptTarget?
-    func inbox(app: AppKey, msisdn: MSISDN, query: ODataQuery) async throws -> [InboxMessage]
-    // The store's lifecycle and administration
+/// What `TandemDatabase` holds of the ports this suite covers, and the store's lifecycle and administration: the
+/// contract tests reach both stores through it until `PGStore` conforms to `TandemDatabase` (which also needs the
+/// BWMI, cospace, myMSP and SCG ports).
+protocol DatabaseUnderTest: SenderDirectory, MessageLedger, DeviceRegistry, AppRegistry, PushCredentialsSource, IdempotencyKeys,
+    PushAddressRegistry, RecipientSpoolStore, PrefixBlockStore, MessageSearch {
     var backend: DatabaseBackendName { get }
     func isReachable() -> Bool
     func schemaVersion() async throws -> Int
