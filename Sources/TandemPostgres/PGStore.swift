@@ -15,6 +15,7 @@ public final class PGStore: Sendable {
     let policies = PolicyCatalog()
     public let target: PGConnectionTarget
     public var conninfo: String { target.conninfo }
+    let heartbeat = PGHeartbeat()
 
     private init(target: PGConnectionTarget, readers: Int, writer configuration: PGWriter.Configuration) {
         self.target = target
@@ -56,6 +57,10 @@ public final class PGStore: Sendable {
         }.get()
         let store = PGStore(target: target, readers: readers, writer: writer)
         try await store.reloadPolicies()
+        store.heartbeat.record(answered: true)
+        store.heartbeat.start { [readers = store.readers] in
+            (try? await readers.read { db throws(PGError) in try db.execute("SELECT 1") }) != nil
+        }
         return store
     }
 
@@ -72,6 +77,7 @@ public final class PGStore: Sendable {
 
     /// Closes the writer (after what is queued) and the readers. Idempotent.
     public func close() async {
+        heartbeat.stop()
         await writer.close()
         await readers.close()
     }

@@ -28,53 +28,6 @@ struct AccountAdministrationStoreTests {
         }
     }
 
-    @Test("disabling and enabling change only that account; an unknown token changes nothing")
-    func disable() async throws {
-        try await withAccount { store, acme, _, _ async throws in
-            #expect(try await store.setDisabled(account: acme.productToken, true))
-            #expect(try store.account(productToken: acme.productToken)?.disabled == true)
-            #expect(try await store.setDisabled(account: acme.productToken, false))
-            #expect(try store.account(productToken: acme.productToken)?.disabled == false)
-            #expect(!(try await store.setDisabled(account: ProductToken(try Fixture.guid(0xFF)), true)))
-        }
-    }
-
-    @Test("a new product token keeps the account's apps; the old token finds nothing")
-    func rotateToken() async throws {
-        try await withAccount { store, acme, used, _ async throws in
-            let fresh = ProductToken(try Fixture.guid(0xB1))
-            #expect(try await store.replaceProductToken(acme.productToken, with: fresh))
-            #expect(try store.account(productToken: acme.productToken) == nil)
-            #expect(try store.account(productToken: fresh)?.name == "Acme")
-            #expect(try store.app(key: used.key)?.account == fresh)
-            #expect(!(try await store.replaceProductToken(acme.productToken, with: ProductToken(try Fixture.guid(0xB2)))))
-        }
-    }
-
-    @Test("an app no message names is deleted with its registrations; one that messages name stays whole")
-    func deleteApp() async throws {
-        try await withAccount { store, _, used, unused async throws in
-            try await store.write { (db: Connection) throws(StoreError) in
-                try db.run("""
-                    INSERT INTO registrations (device_id, app_id, platform, created_at, updated_at)
-                    SELECT 'device-' || app_key, id, 'Android', 0, 0 FROM apps
-                    """)
-                try db.run("""
-                    INSERT INTO messages (message_id, account_id, app_id, sender, body, created_at)
-                    SELECT 'message-1', account_id, id, 'Acme', 'hello', 0 FROM apps WHERE app_key = ?
-                    """, [.text(used.key.text)])
-            }
-            #expect(try await store.deleteApp(key: used.key) == .inUse(messages: 1))
-            #expect(try store.app(key: used.key) == used)
-            #expect(try await store.deleteApp(key: unused.key) == .deleted(registrations: 1))
-            #expect(try store.app(key: unused.key) == nil)
-            #expect(try store.read { db throws(StoreError) in
-                try db.scalar("SELECT count(*) FROM registrations", as: Int64.self)
-            } == 1)
-            #expect(try await store.deleteApp(key: unused.key) == .notFound)
-        }
-    }
-
     @Test("an app with BWMI settings and devices is deleted with them (they refer to the app and its registrations)")
     func deleteBWMIApp() async throws {
         try await withAccount { store, _, _, unused async throws in

@@ -8,7 +8,6 @@ import TandemTestSupport
 struct AppStoreTests {
     static let apns = APNsCredentials(keySource: .file("/etc/tandem/AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG",
                                       teamID: "DEF123GHIJ", topic: "com.acme.app", sandbox: true)
-    static let fcm = FCMCredentials(serviceAccountPath: "/etc/tandem/acme-firebase.json")
 
     /// A store with accounts "Acme" and "Globex" and one app each ("Acme App" OTP, then "Globex App" Default).
     private func withApps(_ body: (Store, App, App) async throws -> Void) async throws {
@@ -31,16 +30,6 @@ struct AppStoreTests {
                 throw error
             }
             await store.close()
-        }
-    }
-
-    @Test("apps() lists every app in creation order with its account's name and no credentials yet")
-    func list() async throws {
-        try await withApps { store, first, second async throws in
-            let apps = try store.apps()
-            #expect(apps == [AppSummary(app: first, accountName: "Acme", pushCredentials: AppPushCredentials()),
-                             AppSummary(app: second, accountName: "Globex", pushCredentials: AppPushCredentials())])
-            #expect(try store.app(key: first.key) == first)
         }
     }
 
@@ -91,121 +80,6 @@ struct AppStoreTests {
         }
     }
 
-    @Test("SMS protection, account country rules and prefix blocks are stored; a block outlives the store and is lifted once")
-    func smsProtection() async throws {
-        try await withApps { store, first, second async throws in
-            let protection = SMSProtection(mode: .monitor, countries: .allow([RegionCode("NL")!, RegionCode("BE")!]), pinLength: 4)
-            #expect(try await store.setSMSProtection(key: first.key, protection))
-            #expect(try store.app(key: first.key)?.smsProtection == protection)
-            #expect(try store.app(key: second.key)?.smsProtection == SMSProtection())
-            #expect(try await store.setSMSProtection(key: first.key, SMSProtection()))   // back to the default: NULL
-            #expect(try store.read { db throws(StoreError) in
-                try db.scalar("SELECT count(*) FROM apps WHERE sms_protection IS NOT NULL", as: Int64.self)
-            } == 0)
-            #expect(!(try await store.setSMSProtection(key: AppKey(try Fixture.guid(0x99)), protection)))
-
-            let deny = SMSCountryPolicy(mode: .enforce, countries: .deny([RegionCode("CU")!]))
-            #expect(try await store.setSMSCountries(productToken: first.account, deny))
-            #expect(try store.account(productToken: first.account)?.smsCountries == deny)
-            #expect(try store.accounts().map(\.smsCountries) == [deny, SMSCountryPolicy()])
-
-            let now = Timestamp(milliseconds: 1_000_000)
-            let block = PrefixBlock(app: first.key, prefix: NumberPrefix("+3161234")!, region: RegionCode("NL")!, since: now,
-                                    until: now + .seconds(3_600), sent: 25, verified: 1)
-            let ended = PrefixBlock(app: second.key, prefix: NumberPrefix("+3161235")!, region: RegionCode("NL")!,
-                                    since: now + .seconds(-7_200), until: now + .seconds(-1), sent: 25, verified: 1)
-            try await store.insert(block)
-            try await store.insert(ended)
-            #expect(try store.activePrefixBlocks(now: now) == [block])
-            #expect(try await store.liftPrefixBlock(app: first.key, prefix: block.prefix, now: now + .seconds(60)))
-            #expect(!(try await store.liftPrefixBlock(app: first.key, prefix: block.prefix, now: now + .seconds(61))))
-            #expect(try store.activePrefixBlocks(now: now + .seconds(60)).isEmpty)
-        }
-    }
-
-    @Test("appDetails counts the app's registrations by status in one query, with zeros for the rest")
-    func details() async throws {
-        try await withApps { store, first, second async throws in
-            try await store.write { (db: Connection) throws(StoreError) in
-                for (index, (app, status)) in [(1, "PinVerified"), (1, "PinVerified"), (1, "Unverified"), (2, "PinVerified")]
-                    .enumerated() {
-                    try db.run("""
-                        INSERT INTO registrations (device_id, app_id, platform, status, created_at, updated_at)
-                        VALUES (?, ?, 'Android', ?, 0, 0)
-                        """, [.text("device-\(index)"), .integer(Int64(app)), .text(status)])
-                }
-            }
-            let details = try #require(try store.appDetails(key: first.key))
-            #expect(details.app == first)
-            #expect(details.accountName == "Acme")
-            #expect(details.registrations == [.pinVerified: 2, .unverified: 1, .waitingForPin: 0,
-                                              .lastPinVerificationFailed: 0, .invalid: 0])
-            #expect(details.registrationCount == 3)
-            #expect(try store.appDetails(key: second.key)?.registrationCount == 1)
-            #expect(try store.appDetails(key: AppKey(try Fixture.guid(0x99))) == nil)
-        }
-    }
-
-    @Test("rotating the secret changes only that app's secret; an unknown key changes nothing")
-    func rotate() async throws {
-        try await withApps { store, first, second async throws in
-            let fresh = try #require(AppSecret("rotated-secret"))
-            #expect(try await store.rotateSecret(key: first.key, to: fresh))
-            #expect(try store.app(key: first.key)?.secret == fresh)
-            #expect(try store.app(key: second.key)?.secret == second.secret)
-            #expect(try await store.rotateSecret(key: AppKey(try Fixture.guid(0x99)), to: fresh) == false)
-        }
-    }
-
-    @Test("push credentials round-trip through the JSON column with stable keys; empty stores NULL")
-    func credentials() async throws {
-        try await withApps { store, first, _ async throws in
-            let both = AppPushCredentials(apns: Self.apns, fcm: Self.fcm)
-            #expect(try await store.setPushCredentials(key: first.key, both))
-            #expect(try store.appDetails(key: first.key)?.pushCredentials == both)
-            let stored = try rows(store, "SELECT push_credentials FROM apps WHERE app_key = ?", [.text(first.key.text)])
-            #expect(try stored.first?.get(0, as: String.self) == #"{"apns":{"keyFile":"/etc/tandem/AuthKey_ABC123DEFG.p8","#
-                + #""keyId":"ABC123DEFG","sandbox":true,"teamId":"DEF123GHIJ","topic":"com.acme.app"},"#
-                + #""fcm":{"serviceAccountFile":"/etc/tandem/acme-firebase.json"}}"#)
-            #expect(try store.apps().map(\.pushCredentials) == [both, AppPushCredentials()])
-
-            #expect(try await store.setPushCredentials(key: first.key, AppPushCredentials()))
-            let cleared = try rows(store, "SELECT push_credentials FROM apps WHERE app_key = ?", [.text(first.key.text)])
-            #expect(try cleared.first?.get(0, as: String?.self) == nil)
-            #expect(try await store.setPushCredentials(key: AppKey(try Fixture.guid(0x99)), both) == false)
-        }
-    }
-
-    @Test("setting one platform keeps the other; nil removes it")
-    func perPlatform() async throws {
-        try await withApps { store, first, _ async throws in
-            #expect(try await store.setFCMCredentials(key: first.key, Self.fcm))
-            var environment = Self.apns
-            environment.keySource = .environment("ACME_APNS_KEY")
-            #expect(try await store.setAPNsCredentials(key: first.key, environment))
-            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: environment, fcm: Self.fcm))
-            #expect(try await store.setFCMCredentials(key: first.key, nil))
-            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: environment))
-            #expect(try await store.setAPNsCredentials(key: AppKey(try Fixture.guid(0x99)), environment) == false)
-            // What the push providers read at send time: the same credentials; nil for none or no such app.
-            let source: any PushCredentialsSource = store
-            #expect(try await source.pushCredentials(for: first.key) == AppPushCredentials(apns: environment))
-            #expect(try await store.setAPNsCredentials(key: first.key, nil))
-            #expect(try await source.pushCredentials(for: first.key) == nil)
-            #expect(try await source.pushCredentials(for: AppKey(try Fixture.guid(0x99))) == nil)
-        }
-    }
-
-    @Test("concurrent APNs and FCM updates both survive (read-change-write in one write body)")
-    func concurrentPlatforms() async throws {
-        try await withApps { store, first, _ async throws in
-            async let apns = store.setAPNsCredentials(key: first.key, Self.apns)
-            async let fcm = store.setFCMCredentials(key: first.key, Self.fcm)
-            #expect(try await (apns, fcm) == (true, true))
-            #expect(try store.appDetails(key: first.key)?.pushCredentials == AppPushCredentials(apns: Self.apns, fcm: Self.fcm))
-        }
-    }
-
     @Test("invalid credentials are refused with .encoding before anything is written")
     func invalidCredentials() async throws {
         try await withApps { store, first, _ async throws in
@@ -237,27 +111,6 @@ struct AppStoreTests {
             }
             // The gateway's lookup does not read the credentials and keeps working.
             #expect(try store.app(key: first.key) == first)
-        }
-    }
-
-    @Test("the default message type changes for that app only")
-    func defaultType() async throws {
-        try await withApps { store, first, second async throws in
-            #expect(try await store.setDefaultMessageType(key: first.key, .critical))
-            #expect(try store.app(key: first.key)?.defaultMessageType == .critical)
-            #expect(try store.app(key: second.key)?.defaultMessageType == .default)
-            #expect(try await store.setDefaultMessageType(key: AppKey(try Fixture.guid(0x99)), .otp) == false)
-        }
-    }
-
-    @Test("the store serves as the AppRegistry the admin API uses")
-    func registry() async throws {
-        try await withApps { store, first, _ async throws in
-            let registry: any AppRegistry = store
-            await #expect(try registry.apps().count == 2)
-            await #expect(try registry.accounts().map(\.name) == ["Acme", "Globex"])
-            #expect(try await registry.setDefaultMessageType(key: first.key, .default))
-            await #expect(try registry.appDetails(key: first.key)?.app.defaultMessageType == .default)
         }
     }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import TandemCore
+
+/// The lifecycle members of ``TandemDatabase`` on PostgreSQL. (The conformance itself is declared once the BWMI,
+/// cospace, myMSP and SCG ports are served too.)
+extension PGStore {
+    /// `postgresql` and the connection string with its password left out.
+    public var backend: DatabaseBackendName {
+        DatabaseBackendName(kind: "postgresql", location: Self.withoutPassword(conninfo))
+    }
+
+    /// The scheduler's store (a new adapter on each access: take it once).
+    public var deliveries: any DeliveryStore { PGDeliveryStore(store: self) }
+
+    /// The status-report outbox (a new adapter on each access: take it once).
+    public var outbox: any OutboxStore { PGOutbox(store: self) }
+
+    /// Whether the server answered the heartbeat (`SELECT 1` through the reader pool, every second) within the
+    /// last three seconds. No I/O.
+    public func isReachable() -> Bool { heartbeat.isReachable }
+
+    /// The applied schema version (`tandem_schema`).
+    public func schemaVersion() async throws(PGError) -> Int {
+        try await read { db throws(PGError) in
+            Int(try db.execute("SELECT coalesce(max(version), 0) FROM tandem_schema").scalar ?? "") ?? 0
+        }
+    }
+
+    /// Status reports queued and neither delivered nor given up.
+    public func outboxBacklog() async throws -> Int {
+        try await PGOutbox(store: self).backlog()
+    }
+
+    /// A libpq URI (`postgres://user:secret@host/db`) or key/value string (`… password=secret …`) without its
+    /// password.
+    static func withoutPassword(_ conninfo: String) -> String {
+        if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://"),
+           var components = URLComponents(string: conninfo) {
+            components.password = nil
+            components.queryItems = components.queryItems?.filter { $0.name != "password" }
+            if components.queryItems?.isEmpty == true { components.queryItems = nil }
+            return components.string ?? conninfo
+        }
+        return conninfo.split(separator: " ").filter { !$0.hasPrefix("password=") }.joined(separator: " ")
+    }
+}

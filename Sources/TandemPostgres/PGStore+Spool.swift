@@ -1,0 +1,65 @@
+import TandemCore
+
+/// Recipient spools on PostgreSQL, as SQLite's `Store+Spool.swift`: the drainer's reads. The writes travel with
+/// deliveries, in ``PGDeliveryStore``'s commit (`CommitPlan`).
+extension PGStore: RecipientSpoolStore {
+    public func nextSpoolChunk(limit: Int, message: GUID?, afterQueue: Int64?) async throws(PGError) -> SpoolChunk? {
+        precondition(limit > 0, "a chunk holds at least one recipient")
+        let select = """
+            SELECT s.recipients, s.total, s.started, m.message_id, m.sender, m.body, m.reference, m.message_type,
+                   m.allowed_channels, m.validity_until, m.dcs, p.app_key, s.account_id
+            FROM message_spools s JOIN messages m ON m.id = s.message_id LEFT JOIN apps p ON p.id = m.app_id
+            """
+        let result = try await read { db throws(PGError) -> PGResult in
+            if let message { return try db.execute(select + " WHERE m.message_id = $1", [message.text]) }
+            // The oldest spool of the first queue (account) after `afterQueue`, or of the first queue: both walk
+            // `message_spools_queue` (account, message).
+            if let afterQueue {
+                let next = try db.execute(select + " WHERE s.account_id > $1 ORDER BY s.account_id, s.message_id LIMIT 1",
+                                          [afterQueue.pgText])
+                if !next.rows.isEmpty { return next }
+            }
+            return try db.execute(select + " ORDER BY s.account_id, s.message_id LIMIT 1")
+        }
+        guard let row = result.rows("spool").first else { return nil }
+        let idText = try row.text(3)
+        let total = Int(try row.int64(1))
+        let started = Int(try row.int64(2))
+        let recipients = try Self.spooledRecipients(try row.text(0), total: total, from: started, limit: limit, message: idText)
+        guard let id = GUID(idText), let type = AppMessageType(wireName: try row.text(7)),
+              let channels = AllowedChannels(storedText: row.optional(8)) else {
+            throw .client("messages: message \(idText) has a malformed stored value")
+        }
+        let app = row.optional(11).flatMap(AppKey.init)
+        let content = MessageContent(messageID: id, sender: try row.text(4), body: try row.text(5), reference: row.optional(6),
+                                     app: app, forceUCS2: try row.optionalInt64(10) == 8)
+        return SpoolChunk(content: content, routing: RoutingRequest(allowedChannels: channels, appKey: app, messageType: type),
+                          validUntil: try row.optionalInt64(9).map(Timestamp.init(milliseconds:)), first: started,
+                          recipients: recipients, total: total, queue: try row.int64(12))
+    }
+
+    /// Accepted recipients still waiting in spools, over all messages.
+    public func queuedSpoolRecipients() async throws(PGError) -> Int {
+        try await read { db throws(PGError) in
+            Int(try db.execute("SELECT coalesce(sum(total - started), 0) FROM message_spools").scalar ?? "") ?? 0
+        }
+    }
+
+    /// The stored list's numbers `from..<from + limit` (or all from `from` with no limit), checking its length.
+    static func spooledRecipients(_ list: String, total: Int, from: Int, limit: Int?, message: String) throws(PGError) -> [MSISDN] {
+        let fields = list.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        guard fields.count == total, from >= 0, from <= total else {
+            throw .client("message_spools.recipients: message \(message): \(fields.count) numbers stored for a spool of \(total)")
+        }
+        let end = limit.map { min(total, from + $0) } ?? total
+        var recipients: [MSISDN] = []
+        recipients.reserveCapacity(end - from)
+        for field in fields[from..<end] {
+            guard let text = String(field), let msisdn = MSISDN(text) else {
+                throw .client("message_spools.recipients: message \(message): a malformed number")
+            }
+            recipients.append(msisdn)
+        }
+        return recipients
+    }
+}
