@@ -49,6 +49,8 @@ extension PGStore {
         return BWMIApp(app: app, settings: BWMIAppSettings(trustPhones: row[7] == "t", staticKey: row[8]))
     }
 
+    /// `SenderDirectory`'s (the gateway's port, another part): whether the app's MSISDN messages render as BWMI pushes.
+    /// Until that port's reads are async, its synchronous default (false) must not stand in for this one.
     public func rendersBWMIPushes(app: AppKey) async throws(PGError) -> Bool {
         try await bwmiSettings(app: app).trustPhones
     }

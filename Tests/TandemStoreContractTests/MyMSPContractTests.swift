@@ -99,6 +99,33 @@ struct MyMSPContractTests {
         }
     }
 
+    @Test("msgnos are handed out once each, without gaps, to reservations and events running at once", arguments: Backend.allCases)
+    func concurrentNumbers(_ backend: Backend) async throws {
+        try await withUser(backend) { _, directory, user in
+            let ranges = try await withThrowingTaskGroup(of: ClosedRange<Int64>?.self) { group in
+                for n in 0..<24 {
+                    group.addTask {
+                        if n % 3 == 0 {
+                            _ = try await directory.mymspSubscribe(user: user, recipient: nil, provider: .fcm,
+                                                                   key: try #require(PushToken("k-\(n)")), subject: "",
+                                                                   destination: "/s", at: Self.t0)
+                            return nil
+                        }
+                        return try await directory.mymspReserveNumbers(n)
+                    }
+                }
+                var ranges: [ClosedRange<Int64>] = []
+                for try await range in group { if let range { ranges.append(range) } }
+                return ranges
+            }
+            let events = try await directory.mymspEvents(user: user.id, after: 0, limit: 100).map(\.msgno)
+            #expect(events.count == 8)
+            let numbers = (ranges.flatMap { Array($0) } + events).sorted()
+            let expected = (0..<24).filter { $0 % 3 != 0 }.map { max(1, $0) }.reduce(8, +)
+            #expect(numbers == Array(1...Int64(expected)))
+        }
+    }
+
     @Test("updatekey reactivates, refuses another registration's key, makes no event; unsubscribe and unsubscribeall only while active",
           arguments: Backend.allCases)
     func lifecycle(_ backend: Backend) async throws {
