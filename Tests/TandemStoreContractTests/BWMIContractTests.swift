@@ -74,8 +74,11 @@ struct BWMIContractTests {
 
             #expect(try await !registry.deregisterBWMIDevice(app: app, token: PushToken("nobody")!, at: Fixture.t0))
             #expect(try await !registry.deregisterBWMIDevice(app: PortFixture.otherApp, token: Self.token, at: Fixture.t0))
+            // Each lookup sees the store's own last write at once (a backend that caches them invalidates on commit).
+            #expect(try await registry.bwmiDevice(app: app, token: Self.token)?.active == true)
             #expect(try await registry.deregisterBWMIDevice(app: app, token: Self.token, at: Fixture.t0 + .seconds(2)))
             #expect(try await registry.bwmiDevices(app: app, email: "b@example.com").map(\.active) == [false])
+            #expect(try await registry.bwmiDevice(app: app, token: Self.token)?.active == false)
             #expect(try await registry.registerBWMIDevice(app: app, platform: .android, token: Self.token, phone: nil,
                                                           email: "c@example.com", at: Fixture.t0 + .seconds(3)).active)
 
@@ -85,6 +88,7 @@ struct BWMIContractTests {
             let revived = try await registry.registerBWMIDevice(app: app, platform: .android, token: Self.token, phone: Self.phone,
                                                                 email: nil, at: Fixture.t0 + .seconds(4))
             #expect(revived.deviceID == device.deviceID && revived.active)
+            #expect(try await registry.bwmiDevice(app: app, token: Self.token) == revived)
             #expect(try await store.scalar("SELECT status FROM registrations") == "Unverified")
 
             // A token an SDK install of the app holds becomes a BWMI device of that registration.

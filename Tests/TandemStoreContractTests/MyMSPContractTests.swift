@@ -134,6 +134,7 @@ struct MyMSPContractTests {
                 _ = try await directory.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken(key)),
                                                        subject: "", destination: "/s", at: Self.t0)
             }
+            #expect(try await directory.mymspActiveRecipients(user: user.id, ids: [2_000_001, 2_000_002], groups: []).count == 2)
             #expect(try await directory.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: false, subject: "x",
                                                          destination: "/u", at: Self.t0) == true)
             #expect(try await directory.mymspRecipient(user: user.id, id: 2_000_001)?.active == true)
@@ -164,6 +165,7 @@ struct MyMSPContractTests {
             // Subscribing again by key after unsubscribeall reactivates.
             #expect(try await directory.mymspUnsubscribe(user: user, recipient: 2_000_002, deactivate: true, subject: "",
                                                          destination: "/ua", at: Self.t0) == true)
+            #expect(try await directory.mymspActiveRecipients(user: user.id, ids: [2_000_002, 2_000_001], groups: []).map(\.id) == [2_000_001])
             #expect(try await directory.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("b")),
                                                        subject: "", destination: "/s", at: Self.t0) == .done(recipient: 2_000_002, reactivated: true))
         }
