@@ -47,10 +47,14 @@ struct SCGContractTests {
         #expect(try await tokens.scgTokenGrant(digest: Self.digest) == nil)
         #expect(try await tokens.scgTokens(account: PortFixture.account)?.map(\.revokedAt) == [Fixture.t0 + .seconds(2), nil])
 
+        // What was answered is there after a restart.
+        let restarted = try await store.reopen()
+        let reopened = try #require(restarted.database as? any SCGTokenStore)
+        #expect(try await reopened.scgTokens(account: PortFixture.account)?.map(\.revokedAt) == [Fixture.t0 + .seconds(2), nil])
         // A disabled account's token still names it (the caller refuses it).
-        try await store.execute("UPDATE accounts SET disabled = \(backend == .sqlite ? "1" : "true") WHERE product_token = '\(PortFixture.account.text)'")
-        #expect(try await tokens.scgTokenGrant(digest: Self.otherDigest)?.account.disabled == true)
-        await store.close()
+        try await restarted.execute("UPDATE accounts SET disabled = \(backend == .sqlite ? "1" : "true") WHERE product_token = '\(PortFixture.account.text)'")
+        #expect(try await reopened.scgTokenGrant(digest: Self.otherDigest)?.account.disabled == true)
+        await restarted.close()
     }
 
     @Test("messages: only the account's visible SCG messages, newest first, paged with their total; hidden ones are gone",
