@@ -4,11 +4,12 @@ import TandemCore
 /// The TIBCO BWMI API's tables on PostgreSQL, with SQLite's contract (`Store+BWMI.swift`): devices (registrations
 /// of their app with a claimed phone and email), app settings, managed notifications.
 ///
-/// Every read is `async` (``BWMIRegistry``'s reads become so; until then `PGStore` does not declare the conformance).
 /// No cache: SQLite's `CommitWatchedCache` of BWMI apps and its registration cache have no PostgreSQL counterpart yet —
-/// every read asks the server. An acknowledgement riding with a read receipt is written by ``PGDeliveryStore`` in the
-/// receipt's commit; ``acknowledgeBWMI(delivery:device:at:hybrid:)`` sends the same statement on its own.
-extension PGStore {
+/// every read asks the server, and the synchronous probes (`cachedBWMIApp`, `cachedBWMIDevice`) keep their default
+/// ("would have to wait"), so an ack's lookups run in a task. An acknowledgement riding with a read receipt is written
+/// by ``PGDeliveryStore`` in the receipt's commit; ``acknowledgeBWMI(delivery:device:at:hybrid:)`` sends the same
+/// statement on its own.
+extension PGStore: BWMIRegistry {
     private static let bwmiDeviceColumns = "r.device_id, r.platform, r.push_token, r.status, r.notifications_enabled, d.phone, d.email"
 
     public func bwmiSettings(app: AppKey) async throws(PGError) -> BWMIAppSettings {

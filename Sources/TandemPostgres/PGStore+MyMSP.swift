@@ -8,9 +8,8 @@ import TandemCore
 /// are handed out in commit order and never twice. An event takes its number in the statement that inserts it (a
 /// data-modifying `WITH`), so a job needs no answer from an earlier statement.
 ///
-/// Every read is `async` (``MyMSPDirectory``'s reads become so; until then `PGStore` does not declare the
-/// conformance). No registration cache: every read asks the server.
-extension PGStore {
+/// No registration cache: every read asks the server.
+extension PGStore: MyMSPDirectory {
     public func mymspUser(name: String) async throws(PGError) -> MyMSPUser? {
         let row = try await read { db throws(PGError) in
             try db.execute("""

@@ -5,18 +5,18 @@ import TandemStore
 import TandemPostgres
 import TandemTestSupport
 
-/// What every backend's BWMI registry must do (``BWMIPort``: ``BWMIRegistry`` with async reads): each test runs against
+/// What every backend's BWMI registry must do (``BWMIRegistry``): each test runs against
 /// SQLite and PostgreSQL. (Acknowledgements riding with a read receipt: `DeliveryStoreContractTests`.)
 @Suite("BWMI registry contract")
 struct BWMIContractTests {
     static let token = PushToken("bwmi-token-1")!
     static let phone = MSISDN("+31612345678")!
 
-    private func withRegistry(_ backend: Backend, _ body: (any StoreUnderTest, any BWMIPort) async throws -> Void) async throws {
+    private func withRegistry(_ backend: Backend, _ body: (any StoreUnderTest, any BWMIRegistry) async throws -> Void) async throws {
         let store = try await backend.open()
         do {
             try await PortFixture.insertApps(store)
-            try await body(store, try #require(store.database as? any BWMIPort))
+            try await body(store, try #require(store.database as? any BWMIRegistry))
         } catch {
             await store.close()
             throw error

@@ -5,7 +5,7 @@ import TandemStore
 import TandemPostgres
 import TandemTestSupport
 
-/// What every backend's myMSP directory must do (``MyMSPPort``: ``MyMSPDirectory`` with async reads): each test runs
+/// What every backend's myMSP directory must do (``MyMSPDirectory``): each test runs
 /// against SQLite and PostgreSQL.
 @Suite("myMSP directory contract")
 struct MyMSPContractTests {
@@ -13,11 +13,11 @@ struct MyMSPContractTests {
 
     /// A store with the fixture apps and the user `dpnuser` bound to the first app.
     private func withUser(_ backend: Backend, eventURL: String? = "http://127.0.0.1:9/events",
-                          _ body: (any StoreUnderTest, any MyMSPPort, MyMSPUser) async throws -> Void) async throws {
+                          _ body: (any StoreUnderTest, any MyMSPDirectory, MyMSPUser) async throws -> Void) async throws {
         let store = try await backend.open()
         do {
             try await PortFixture.insertApps(store)
-            let directory = try #require(store.database as? any MyMSPPort)
+            let directory = try #require(store.database as? any MyMSPDirectory)
             #expect(try await directory.setMyMSPUser(app: PortFixture.app, name: "dpnuser", passwordSalt: "s", passwordHash: "h",
                                                      eventURL: eventURL, at: Self.t0))
             let user = try #require(try await directory.mymspUser(name: "dpnuser"))
@@ -29,7 +29,7 @@ struct MyMSPContractTests {
         await store.close()
     }
 
-    private func events(_ directory: any MyMSPPort, _ user: MyMSPUser) async throws -> [(Int64, MyMSPAction, Int64, String, String)] {
+    private func events(_ directory: any MyMSPDirectory, _ user: MyMSPUser) async throws -> [(Int64, MyMSPAction, Int64, String, String)] {
         try await directory.mymspEvents(user: user.id, after: 0, limit: 100).map {
             ($0.msgno, $0.action, $0.recipient, $0.destination, $0.subject)
         }
@@ -82,8 +82,9 @@ struct MyMSPContractTests {
             #expect(try await directory.mymspEvents(user: user.id, after: 2, limit: 1).map(\.msgno) == [3])
             #expect(try await store.scalar("SELECT origin || '/' || platform FROM registrations WHERE push_token = 'tok-1'") == "mymsp/iOS")
             #expect(try await store.scalar("SELECT origin || '/' || platform FROM registrations WHERE push_token = 'tok-2'") == "mymsp/Android")
-            #expect(try await directory.mymspRecipients(app: PortFixture.app).map(\.provider) == [.apns, .fcm])
-            #expect(try await directory.mymspRecipients(app: PortFixture.otherApp).isEmpty)
+            let listing = try #require(store.database as? any MyMSPRecipientListing)
+            #expect(try await listing.mymspRecipients(app: PortFixture.app).map(\.provider) == [.apns, .fcm])
+            #expect(try await listing.mymspRecipients(app: PortFixture.otherApp).isEmpty)
             #expect(try await directory.mymspReserveNumbers(100) == 5...104)  // notifications share the space
             #expect(try await directory.mymspReserveNumbers(0) == 105...105)
             _ = try await directory.mymspSubscribe(user: user, recipient: 2_000_001, provider: .apns, key: key, subject: "",

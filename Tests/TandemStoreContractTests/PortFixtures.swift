@@ -50,50 +50,10 @@ extension StoreUnderTest {
     }
 }
 
-/// ``BWMIRegistry`` with every read `async`, as the port becomes (issue 26): what both stores serve today. The
-/// tests go through it until `PGStore` declares the port itself.
-protocol BWMIPort: Sendable {
-    func bwmiSettings(app: AppKey) async throws -> BWMIAppSettings
-    func bwmiApp(key: AppKey) async throws -> BWMIApp?
-    func setBWMISettings(app: AppKey, _ settings: BWMIAppSettings) async throws -> Bool
-    func registerBWMIDevice(app: AppKey, platform: Platform, token: PushToken, phone: MSISDN?, email: String?,
-                            at: Timestamp) async throws -> BWMIDevice
-    func deregisterBWMIDevice(app: AppKey, token: PushToken, at: Timestamp) async throws -> Bool
-    func bwmiDevice(app: AppKey, token: PushToken) async throws -> BWMIDevice?
-    func bwmiDevices(app: AppKey, phone: MSISDN) async throws -> [BWMIDevice]
-    func bwmiDevices(app: AppKey, email: String) async throws -> [BWMIDevice]
-    func liveBWMICount(device: BWMIDevice, at now: Timestamp) async throws -> Int
-    func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) async throws -> [BWMINotification]
-    func recordBWMINotifications(_ notifications: [BWMINotification]) async throws
-    func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp, hybrid: Bool) async throws -> BWMIAcknowledgement
-}
-
-extension Store: BWMIPort {}
-extension PGStore: BWMIPort {}
-
-/// ``MyMSPDirectory`` with every read `async` (see ``BWMIPort``), and `mymspRecipients(app:)`.
-protocol MyMSPPort: Sendable {
-    func mymspUser(name: String) async throws -> MyMSPUser?
-    func mymspUser(app: AppKey) async throws -> MyMSPUser?
-    func setMyMSPUser(app: AppKey, name: String, passwordSalt: String, passwordHash: String, eventURL: String?,
-                      at: Timestamp) async throws -> Bool
-    func mymspRecipient(user: Int64, id: Int64) async throws -> MyMSPRecipient?
-    func mymspSubscribe(user: MyMSPUser, recipient: Int64?, provider: MyMSPServiceProvider, key: PushToken,
-                        subject: String, destination: String, at: Timestamp) async throws -> MyMSPRecipientChange
-    func mymspUpdateKey(user: MyMSPUser, recipient: Int64, provider: MyMSPServiceProvider, key: PushToken,
-                        at: Timestamp) async throws -> MyMSPRecipientChange
-    func mymspUnsubscribe(user: MyMSPUser, recipient: Int64, deactivate: Bool, subject: String, destination: String,
-                          at: Timestamp) async throws -> Bool?
-    func mymspReserveNumbers(_ count: Int) async throws -> ClosedRange<Int64>
-    func mymspActiveRecipients(user: Int64, ids: [Int64], groups: [String]) async throws -> [MyMSPRecipient]
-    func mymspNotifications(device: DeviceID, after: Int64, sentAfter: Timestamp?, limit: Int) async throws -> [MyMSPNotification]
-    func mymspEvents(user: Int64, after: Int64, limit: Int) async throws -> [MyMSPEvent]
-    func setMyMSPGroup(user: Int64, name: String, shortName: String?, recipients: [Int64], at: Timestamp) async throws
-    func deleteMyMSPGroup(user: Int64, name: String) async throws -> Bool
-    func mymspGroups(user: Int64) async throws -> [MyMSPGroup]
-    func purgeMyMSPEvents(before: Timestamp) async throws -> Int
+/// `TandemDatabase.mymspRecipients(app:)`, which both stores have (`PGStore` does not serve every port yet).
+protocol MyMSPRecipientListing: Sendable {
     func mymspRecipients(app: AppKey) async throws -> [MyMSPRecipient]
 }
 
-extension Store: MyMSPPort {}
-extension PGStore: MyMSPPort {}
+extension Store: MyMSPRecipientListing {}
+extension PGStore: MyMSPRecipientListing {}
