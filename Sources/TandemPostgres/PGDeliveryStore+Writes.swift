@@ -82,7 +82,7 @@ struct CommitPlan: Sendable {
         if !reports.isEmpty { statements.append(reports.statement(keyOfLastInsert: false)) }
         for acknowledgement in acknowledgements {
             acknowledgementStatements.append((statements.count, acknowledgement))
-            statements.append(Self.acknowledgeBWMI(acknowledgement))
+            statements.append(Self.acknowledgeBWMI(acknowledgement, hybrid: true))
         }
         if !references.isEmpty {
             let rows = references.values.sorted { ($0.provider, $0.reference) < ($1.provider, $1.reference) }
@@ -97,15 +97,18 @@ struct CommitPlan: Sendable {
 
     /// Sets each BWMI acknowledgement's outcome and live count from the committed results.
     func recordAcknowledgements(from results: [PGResult]) {
-        for (index, write) in acknowledgementStatements {
-            guard let row = results[index].rows.first else { continue }
-            switch row[0] {
-            case "acknowledged":
-                write.outcome = .acknowledged
-                write.liveCount = row[1].flatMap { Int($0) }
-            case "alreadyAcknowledged": write.outcome = .alreadyAcknowledged
-            default: write.outcome = .unknown
-            }
+        for (index, write) in acknowledgementStatements { Self.recordAcknowledgement(results[index], into: write) }
+    }
+
+    /// Sets `write`'s outcome and live count from the result of its ``acknowledgeBWMI(_:hybrid:)`` statement.
+    static func recordAcknowledgement(_ result: PGResult, into write: BWMIAcknowledgementWrite) {
+        guard let row = result.rows.first else { return }
+        switch row[0] {
+        case "acknowledged":
+            write.outcome = .acknowledged
+            write.liveCount = row[1].flatMap { Int($0) }
+        case "alreadyAcknowledged": write.outcome = .alreadyAcknowledged
+        default: write.outcome = .unknown
         }
     }
 
@@ -224,8 +227,9 @@ struct CommitPlan: Sendable {
     /// A BWMI acknowledgement riding with its read receipt (SQLite's `Store.acknowledgeBWMI` with `hybrid`, as one
     /// statement): the device's live row is acknowledged; with no row, one is inserted already acknowledged; a row
     /// acknowledged or expired before is left alone. Answers the outcome and the device's live count after it (the
-    /// count reads the statement's snapshot, which still sees the row as live: one is taken off).
-    private static func acknowledgeBWMI(_ write: BWMIAcknowledgementWrite) -> PGStatement {
+    /// count reads the statement's snapshot, which still sees the row as live: one is taken off). Without `hybrid`
+    /// (``PGStore/acknowledgeBWMI(delivery:device:at:hybrid:)`` asked so), a delivery without a row is `unknown`.
+    static func acknowledgeBWMI(_ write: BWMIAcknowledgementWrite, hybrid: Bool) -> PGStatement {
         PGStatement("""
             WITH registration AS (SELECT id FROM registrations WHERE device_id = $2),
                  acknowledged AS (UPDATE bwmi_notifications SET acked_at = $3
@@ -233,15 +237,18 @@ struct CommitPlan: Sendable {
                                     AND acked_at IS NULL AND expires_at > $3 RETURNING 1),
                  inserted AS (INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
                               SELECT $1, id, $3, $3, $3 FROM registration
-                              WHERE NOT EXISTS (SELECT 1 FROM bwmi_notifications
+                              WHERE $4 AND NOT EXISTS (SELECT 1 FROM bwmi_notifications
                                                 WHERE delivery_id = $1 AND registration_id = registration.id)
                               RETURNING 1)
             SELECT CASE WHEN EXISTS (SELECT 1 FROM acknowledged) OR EXISTS (SELECT 1 FROM inserted) THEN 'acknowledged'
-                        WHEN EXISTS (SELECT 1 FROM registration) THEN 'alreadyAcknowledged' ELSE 'unknown' END,
+                        WHEN EXISTS (SELECT 1 FROM registration)
+                             AND ($4 OR EXISTS (SELECT 1 FROM bwmi_notifications
+                                                WHERE delivery_id = $1 AND registration_id = (SELECT id FROM registration)))
+                        THEN 'alreadyAcknowledged' ELSE 'unknown' END,
                    (SELECT count(*) FROM bwmi_notifications
                     WHERE registration_id = (SELECT id FROM registration) AND acked_at IS NULL AND expires_at > $3)
                    - (SELECT count(*) FROM acknowledged)
-            """, [String(write.delivery.rawValue), write.device.text, String(write.at.milliseconds)])
+            """, [String(write.delivery.rawValue), write.device.text, String(write.at.milliseconds), hybrid.pgText])
     }
 
     /// The installs `effects` invalidates — each only while it still has the token the push went to.

@@ -40,62 +40,6 @@ struct CospaceStoreTests {
 
     static let gcm = CospaceToken.gcm(registrationID: PushToken("APA91bHun4MxP5egoKMwt2KZFBaFUH")!)
 
-    @Test("users: added once, found by their token's hash, revoked, added again with a new token; unknown apps say so")
-    func users() async throws {
-        try await withStore { store in
-            #expect(try await store.addUser(app: Self.appKey, user: Self.alice, tokenHash: "other", at: Self.now) == .exists)
-            #expect(try await store.addUser(app: AppKey(GUID("00000000-0000-0000-0000-0000000000ff")!), user: Self.alice,
-                                            tokenHash: "x", at: Self.now) == .unknownApp)
-            // The same id in another app is another user.
-            #expect(try await store.addUser(app: Self.otherAppKey, user: Self.alice, tokenHash: "hash-other", at: Self.now) == .added)
-            let found = try #require(try store.user(tokenHash: "hash-alice"))
-            #expect(found.user == AppUser(id: Self.alice, app: Self.appKey, createdAt: Self.now) && found.storedHash == "hash-alice")
-            #expect(try store.user(tokenHash: "hash-other")?.user.app == Self.otherAppKey)
-            #expect(try store.user(tokenHash: "nobody") == nil)
-
-            try await store.addToken(Self.gcm, app: Self.appKey, user: Self.alice, at: Self.now)
-            #expect(try await store.revokeUser(app: Self.appKey, user: Self.alice, at: Timestamp(milliseconds: 2_000)) == .revoked)
-            #expect(try await store.revokeUser(app: Self.appKey, user: Self.alice, at: Self.now) == .unknownUser)
-            #expect(try store.user(tokenHash: "hash-alice")?.user.revokedAt == Timestamp(milliseconds: 2_000))
-            #expect(try store.tokens(app: Self.appKey, user: Self.alice).entries.isEmpty)
-            #expect(try store.cospaceCounts(app: Self.appKey) == (users: 1, tokens: 0))
-            #expect(try !store.isActiveUser(app: Self.appKey, user: Self.alice))
-            #expect(try store.isActiveUser(app: Self.appKey, user: Self.bob))
-            #expect(try store.isActiveUser(app: Self.otherAppKey, user: Self.alice))
-            #expect(try store.users(app: Self.appKey)?.map(\.isActive) == [false, true])
-
-            #expect(try await store.addUser(app: Self.appKey, user: Self.alice, tokenHash: "hash-alice-2", at: Self.now) == .added)
-            #expect(try store.user(tokenHash: "hash-alice") == nil)
-            #expect(try store.user(tokenHash: "hash-alice-2")?.user.isActive == true)
-        }
-    }
-
-    @Test("tokens: add, update, list and delete per user; another user sees and deletes none of them")
-    func roundTrip() async throws {
-        try await withStore { store in
-            try await store.addToken(Self.gcm, app: Self.appKey, user: Self.alice, at: Self.now)
-            try await store.addToken(Self.apns(), app: Self.appKey, user: Self.alice, at: Self.now)
-            #expect(try store.tokens(app: Self.appKey, user: Self.alice).entries.map(\.token) == [Self.gcm, Self.apns()])
-            #expect(try store.tokens(app: Self.appKey, user: Self.bob).entries.isEmpty)
-            #expect(try store.tokens(app: Self.otherAppKey, user: Self.alice).entries.isEmpty)
-            #expect(try await store.deleteToken(PushToken(Self.hex)!, platform: .iOS, app: Self.appKey, user: Self.bob) == false)
-            // Platform matters: an APNs delete does not remove an FCM id.
-            #expect(try await store.deleteToken(Self.gcm.token, platform: .iOS, app: Self.appKey, user: Self.alice) == false)
-
-            // Adding again updates it in place (same registration).
-            let before = try store.tokens(app: Self.appKey, user: Self.alice).entries
-            try await store.addToken(Self.apns(sandbox: false, topic: "com.acme.app.voip"), app: Self.appKey, user: Self.alice, at: Self.now)
-            let after = try store.tokens(app: Self.appKey, user: Self.alice).entries
-            #expect(after.map(\.device) == before.map(\.device))
-            #expect(after.map(\.token) == [Self.gcm, Self.apns(sandbox: false, topic: "com.acme.app.voip")])
-
-            #expect(try await store.deleteToken(Self.gcm.token, platform: .android, app: Self.appKey, user: Self.alice))
-            #expect(try store.tokens(app: Self.appKey, user: Self.alice).entries.map(\.token) == [Self.apns(sandbox: false, topic: "com.acme.app.voip")])
-            #expect(try store.cospaceCounts(app: Self.appKey) == (users: 2, tokens: 1))
-            #expect(try store.appDetails(key: Self.appKey)?.registrations[.unverified] == 1)
-        }
-    }
-
     @Test("a token another user of the app holds moves to the user who adds it; an SDK install holding it loses it")
     func tokenMoves() async throws {
         try await withStore { store in

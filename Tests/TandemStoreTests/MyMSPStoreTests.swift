@@ -34,95 +34,6 @@ struct MyMSPStoreTests {
         try store.mymspEvents(user: user.id, after: 0, limit: 100).map { ($0.msgno, $0.action, $0.recipient, $0.destination, $0.subject) }
     }
 
-    @Test("subscribe creates registrations with increasing ids from 2000001; the same key again is the same recipient")
-    func subscribe() async throws {
-        try await withUser { store, user in
-            let key = try #require(PushToken("tok-1"))
-            let first = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: key, subject: "hi",
-                                                       destination: "/s", at: Self.t0)
-            #expect(first == .done(recipient: 2_000_001, reactivated: false))
-            let second = try await store.mymspSubscribe(user: user, recipient: nil, provider: .fcm, key: try #require(PushToken("tok-2")),
-                                                        subject: "", destination: "/s", at: Self.t0)
-            #expect(second == .done(recipient: 2_000_002, reactivated: false))
-            #expect(try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: key, subject: "again",
-                                                   destination: "/s", at: Self.t0) == .done(recipient: 2_000_001, reactivated: false))
-            #expect(try await store.mymspSubscribe(user: user, recipient: 2_000_002, provider: .fcm, key: key, subject: "more",
-                                                   destination: "/s", at: Self.t0) == .done(recipient: 2_000_002, reactivated: false))
-            #expect(try await store.mymspSubscribe(user: user, recipient: 9, provider: .fcm, key: key, subject: "",
-                                                   destination: "/s", at: Self.t0) == .unknownRecipient)
-            let recorded = try events(store, user)
-            #expect(recorded.map(\.0) == [1, 2, 3, 4])
-            #expect(recorded.map(\.2) == [2_000_001, 2_000_002, 2_000_001, 2_000_002])
-            #expect(recorded.allSatisfy { $0.1 == .subscribe })
-            let origins = try store.read { db throws(StoreError) in
-                try db.query("SELECT origin, platform FROM registrations ORDER BY id").map { row throws(StoreError) in
-                    "\(try row.get(0, as: String.self))/\(try row.get(1, as: String.self))"
-                }
-            }
-            #expect(origins == ["mymsp/iOS", "mymsp/Android"])
-            #expect(try await store.mymspReserveNumbers(100) == 5...104)  // notifications share the space
-            _ = try await store.mymspSubscribe(user: user, recipient: 2_000_001, provider: .apns, key: key, subject: "",
-                                               destination: "/s", at: Self.t0)
-            #expect(try events(store, user).last?.0 == 105)
-        }
-    }
-
-    @Test("updatekey reactivates, refuses another registration's key, makes no event; unsubscribeall only once")
-    func lifecycle() async throws {
-        try await withUser { store, user in
-            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("a")),
-                                               subject: "", destination: "/s", at: Self.t0)
-            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("b")),
-                                               subject: "", destination: "/s", at: Self.t0)
-            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: false, subject: "x",
-                                                     destination: "/u", at: Self.t0) == true)
-            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: true, subject: "y",
-                                                     destination: "/ua", at: Self.t0) == true)
-            #expect(try await store.mymspUnsubscribe(user: user, recipient: 2_000_001, deactivate: true, subject: "z",
-                                                     destination: "/ua", at: Self.t0) == false)
-            #expect(try await store.mymspUnsubscribe(user: user, recipient: 7, deactivate: true, subject: "",
-                                                     destination: "/ua", at: Self.t0) == nil)
-            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001, 2_000_002], groups: []).map(\.id) == [2_000_002])
-            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .fcm, key: try #require(PushToken("b")),
-                                                   at: Self.t0) == .keyTaken)
-            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .fcm, key: try #require(PushToken("c")),
-                                                   at: Self.t0) == .done(recipient: 2_000_001, reactivated: true))
-            #expect(try store.mymspRecipient(user: user.id, id: 2_000_001)?.provider == .fcm)
-            #expect(try events(store, user).map(\.1) == [.subscribe, .subscribe, .unsubscribe, .unsubscribeAll])
-            try await store.setMyMSPGroup(user: user.id, name: "everyone", shortName: "all", recipients: [2_000_002, 2_000_001, 5],
-                                          at: Self.t0)
-            #expect(try store.mymspGroups(user: user.id) == [MyMSPGroup(name: "everyone", shortName: "all",
-                                                                        recipients: [2_000_001, 2_000_002])])
-            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_002], groups: ["all", "none"]).map(\.id)
-                    == [2_000_002, 2_000_001])
-        }
-    }
-
-    @Test("a dead key (the store's invalidation) deactivates an active recipient with one ACTION_UNSUB_ALL")
-    func deadKey() async throws {
-        try await withUser { store, user in
-            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .apns, key: try #require(PushToken("dead")),
-                                               subject: "", destination: "/s", at: Self.t0)
-            let invalidate = { () async throws in
-                try await store.write { (db: Connection) throws(StoreError) in
-                    // The statement SQLiteDeliveryStore runs for the lifecycle's invalidateRegistration.
-                    _ = try db.run("UPDATE registrations SET status = 'Invalid', updated_at = ? WHERE push_token = ? AND status <> 'Invalid'",
-                                   [.integer(Self.t0.milliseconds + 5), .text("dead")])
-                }
-            }
-            try await invalidate()
-            try await invalidate()
-            let recorded = try events(store, user)
-            #expect(recorded.count == 2)
-            #expect(recorded.last.map { "\($0.1.rawValue) \($0.2) [\($0.3)] \($0.4)" } == "ACTION_UNSUB_ALL 2000001 [] unsub [2000001]")
-            #expect(try store.mymspRecipient(user: user.id, id: 2_000_001)?.active == false)
-            // updatekey brings it back: pushable (not Invalid) and active.
-            #expect(try await store.mymspUpdateKey(user: user, recipient: 2_000_001, provider: .apns, key: try #require(PushToken("new")),
-                                                   at: Self.t0) == .done(recipient: 2_000_001, reactivated: true))
-            #expect(try store.mymspActiveRecipients(user: user.id, ids: [2_000_001], groups: []).count == 1)
-        }
-    }
-
     @Test("recipients by id and their routing registrations come from the cache once read; each change is seen at once")
     func cachedRecipients() async throws {
         try await withUser { store, user in
@@ -189,18 +100,6 @@ struct MyMSPStoreTests {
                 return
             }
             #expect(next.count == 1 && second.msgno == 2 && second.subject == "s-b")
-        }
-    }
-
-    @Test("without an event URL nothing is queued; events are purged by age")
-    func pollOnly() async throws {
-        try await withUser(eventURL: nil) { store, user in
-            _ = try await store.mymspSubscribe(user: user, recipient: nil, provider: .gcm, key: try #require(PushToken("a")),
-                                               subject: "", destination: "/s", at: Self.t0)
-            #expect(try await SQLiteOutbox(store: store).dueReports(now: Self.t0, limit: 10).isEmpty)
-            #expect(try await store.purgeMyMSPEvents(before: Self.t0) == 0)
-            #expect(try await store.purgeMyMSPEvents(before: Self.t0 + .milliseconds(1)) == 1)
-            #expect(try events(store, user).isEmpty)
         }
     }
 
