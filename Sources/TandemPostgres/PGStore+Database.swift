@@ -1,9 +1,8 @@
 import Foundation
 import TandemCore
 
-/// The lifecycle members of ``TandemDatabase`` on PostgreSQL. (The conformance itself is declared once the BWMI,
-/// cospace, myMSP and SCG ports are served too.)
-extension PGStore {
+/// PostgreSQL as a ``TandemDatabase``: the lifecycle members here, every port in its own file.
+extension PGStore: TandemDatabase {
     /// `postgresql` and the connection string with its password left out.
     public var backend: DatabaseBackendName {
         DatabaseBackendName(kind: "postgresql", location: Self.withoutPassword(conninfo))

@@ -17,6 +17,9 @@ enum PinKeyLoader {
             return Array(text.utf8)
         }
         let key = Digest.hex(SecureRandom.bytes(32))
+        // On PostgreSQL no database file made the directory.
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let created = FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8),
                                                      attributes: [.posixPermissions: 0o600])
         guard created else { throw CommandFailure(.failure, "cannot create the PIN key file \(path)") }

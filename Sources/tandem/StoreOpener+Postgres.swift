@@ -1,11 +1,59 @@
 import TandemCore
+import TandemPostgres
 
 extension StoreOpener {
+    /// The PostgreSQL store `database.url` names, for an administration command: waits up to
+    /// `database.connectTimeout` for a server that is starting; a URL libpq refuses, a server that never answers
+    /// and a refused login are one line and exit status 78.
     static func openPostgres(_ database: Configuration.Database) async throws(CommandFailure) -> any TandemDatabase {
-        throw CommandFailure(.configuration, "database.url: PostgreSQL is not served by this build yet")
+        let target = try target(database, applicationName: "tandem")
+        do {
+            return try await PGStore.open(target, readers: min(database.readers, 2), commitMaxWrites: database.commitMaxWrites,
+                                          waitingUpTo: database.connectTimeout)
+        } catch {
+            throw failure(error, database)
+        }
     }
 
+    /// The PostgreSQL store for `tandem serve`: the serving lock first (a second server is refused naming the
+    /// holder), then the store (its schema migrated in one transaction).
     static func openPostgresForServing(_ database: Configuration.Database, logger: Logger) async throws(CommandFailure) -> Serving {
-        throw CommandFailure(.configuration, "database.url: PostgreSQL is not served by this build yet")
+        let target = try target(database, applicationName: "tandem serve")
+        let store: PGStore
+        do {
+            // Waits for a starting server here, so that the lock is taken on a server that answers.
+            store = try await PGStore.open(target, readers: database.readers, commitMaxWrites: database.commitMaxWrites,
+                                           waitingUpTo: database.connectTimeout)
+        } catch {
+            throw failure(error, database)
+        }
+        let lock: PGServingLock
+        do {
+            lock = try await PGServingLock.take(target)
+        } catch {
+            await store.close()
+            throw CommandFailure(.failure, "cannot serve: \(error)")
+        }
+        let version = (try? await store.schemaVersion()).map { Int64($0) } ?? -1
+        logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version)])
+        return Serving(store: store, lock: lock)
+    }
+
+    private static func target(_ database: Configuration.Database, applicationName: String) throws(CommandFailure) -> PGConnectionTarget {
+        let url = database.url ?? ""
+        if let problem = PGConnectionTarget.problem(in: url) {
+            throw CommandFailure(.configuration, "database.url: \(problem)")
+        }
+        return PGConnectionTarget(url, password: database.password?.value, applicationName: applicationName)
+    }
+
+    /// A store that did not open, in one line: a schema newer than this build is a failure of the deployment;
+    /// everything else (unreachable, login refused, no such database) is the configuration's.
+    private static func failure(_ error: PGError, _ database: Configuration.Database) -> CommandFailure {
+        let url = database.url ?? ""
+        if case .notApplied = error {
+            return CommandFailure(.failure, "cannot use the PostgreSQL database \(url): \(error)")
+        }
+        return CommandFailure(.configuration, "cannot open the PostgreSQL database \(url) (waited up to \(database.connectTimeout)): \(error)")
     }
 }
