@@ -30,6 +30,9 @@ public final class PGConnection {
         // Pipelines are sent and read without blocking on a full socket buffer (``pipeline(_:deadline:)``);
         // libpq's synchronous calls (`PQexecParams`) ignore this and still block, as ``execute(_:_:)`` expects.
         PQsetnonblocking(connection, 1)
+        // The server's notices (`relation … already exists, skipping` from the schema's IF NOT EXISTS) would go
+        // to stderr by default, between the server's JSON log lines: they are dropped.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 

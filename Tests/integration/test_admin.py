@@ -66,8 +66,7 @@ def test_admin_api_manages_apps_without_leaking_secrets(serve, tmp_path):
         text = json.dumps(document)
         assert secret not in text and rotated["appSecret"] not in text and "TOP-SECRET" not in text
 
-    stored = sqlite3.connect(server.db).execute("SELECT app_secret FROM apps WHERE app_key = ?", (key,)).fetchone()
-    assert stored == (rotated["appSecret"],)
+    assert server.query("SELECT app_secret FROM apps WHERE app_key = ?", (key,)) == [(rotated["appSecret"],)]
 
     def access_lines():
         lines = [line for line in server.log_lines() if line.get("log") == "access"]

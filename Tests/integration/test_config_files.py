@@ -43,8 +43,8 @@ def test_relative_paths_count_from_the_config_files_directory_not_the_working_di
         lines = stderr.read_text().splitlines()
         opened = [line for line in lines if " store open " in line]
         assert opened, lines
-        # log.format text: `hh:mm:ss.mmm info  store open path=… schemaVersion=…`, not JSON.
-        assert re.match(r"\d\d:\d\d:\d\d\.\d{3} info  store open path=\S+/site/data/t\.sqlite schemaVersion=\d+$",
+        # log.format text: `hh:mm:ss.mmm info  store open backend=sqlite path=… schemaVersion=…`, not JSON.
+        assert re.match(r"\d\d:\d\d:\d\d\.\d{3} info  store open backend=sqlite path=\S+/site/data/t\.sqlite schemaVersion=\d+$",
                         opened[0]), opened[0]
         assert not any(line.startswith("{") for line in lines)
     finally:

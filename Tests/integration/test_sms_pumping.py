@@ -7,7 +7,6 @@ Client addresses: every client here binds its own loopback source address (127.0
 loopback on Linux), so the server sees 50 distinct addresses; the server itself listens on 127.0.0.1."""
 import json
 import re
-import sqlite3
 import threading
 import time
 
@@ -78,8 +77,7 @@ def test_pumping_500_pin_requests_to_one_prefix_from_50_addresses(serve):
     assert len(pin_deliveries(server)) == limit                     # exactly the configured number of SMS left
     assert metric(server, "tandem_pin_sms_blocked_total", reason="prefix_velocity", mode="enforce") == 500 - limit
     assert log_lines(server, "PIN request refused by an abuse limit") == []   # no per-address or per-app limit was hit
-    with sqlite3.connect(server.db) as db:
-        assert db.execute("SELECT count(*) FROM registrations").fetchone() == (limit,)   # a refusal stores nothing
+    assert server.query("SELECT count(*) FROM registrations") == [(limit,)]   # a refusal stores nothing
 
     # The server saw 50 addresses: each charged its 10 registrations (of 30 an hour per address) to itself,
     # so 127.0.0.10 has 20 left while a fresh address has all 30 (from one address, 470 would have been refused).
@@ -199,8 +197,7 @@ def test_registrations_are_limited_per_address_and_push_tokens_capped(serve):
     assert 1 <= int(statuses[-1].header("Retry-After")) <= 3600
     other = Device(server, app_key, secret, ANDROID_UA, source="127.0.3.3").register({"PushToken": "fcm-other"})
     assert other.status == 200
-    with sqlite3.connect(server.db) as db:
-        assert db.execute("SELECT count(*), max(length(push_token)) FROM registrations").fetchone() == (31, 9)
+    assert server.query("SELECT count(*), max(length(push_token)) FROM registrations") == [(31, 9)]
     assert metric(server, "tandem_device_registrations_limited_total") == 10
 
 
