@@ -56,8 +56,15 @@ $(VENV)/.ready: Tests/integration/requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/integration/requirements.txt
 	touch $@
 
+# The whole black-box suite on SQLite, then the part that exercises the store on PostgreSQL (every sender API, the
+# device API, the scenarios and the kill -9 test) again with each server on a database of a throwaway PostgreSQL
+# cluster the tests start and remove (TANDEM_TEST_STORE=postgresql).
+INTEGRATION_ON_POSTGRES ?= test_gateway.py test_device_api.py test_scenarios.py test_crash.py test_bwmi.py test_mymsp.py \
+	test_scg.py test_cospace.py
 integration: $(VENV)/.ready
 	TANDEM_BIN=$(abspath $(DEBUG_BIN)) $(VENV)/bin/python -m pytest -q Tests/integration
+	TANDEM_TEST_STORE=postgresql TANDEM_BIN=$(abspath $(DEBUG_BIN)) $(VENV)/bin/python -m pytest -q \
+		$(addprefix Tests/integration/,$(INTEGRATION_ON_POSTGRES))
 
 # Each harness for FUZZ_SECONDS (one at a time, niced); fails on a crash, a hang over 1 s, a leak or a harness
 # that does not build. FUZZ_HARNESSES picks some (scripts/fuzz.sh list names them).
