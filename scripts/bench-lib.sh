@@ -21,9 +21,30 @@ wrk_summary() {
 }
 
 # record KEY VALUE: appends "KEY=VALUE" to WORKDIR/results.env (needs `work` set), the figures that
-# scripts/bench-table.py prints as the summary table at the end of `make bench`.
+# scripts/bench-table.py prints as the summary table at the end of `make bench`. With BENCH_STORE=postgresql the
+# key is recorded as pg_KEY.
 record() {
-  printf '%s=%s\n' "$1" "$2" >> "$work/results.env"
+  printf '%s%s=%s\n' "$(pg_prefix)" "$1" "$2" >> "$work/results.env"
+}
+
+# The store the gateway and receipt sections run on: BENCH_STORE=postgresql puts each section's server on a
+# database of its own on the cluster whose socket directory is PG_HOST (scripts/bench-postgres.sh starts it);
+# otherwise on a SQLite file in WORKDIR.
+on_postgres() { [ "${BENCH_STORE:-sqlite}" = postgresql ]; }
+pg_prefix() { if on_postgres; then printf 'pg_'; fi; }
+# db_config NAME: the "database" object of the config of a section's server (creates the PostgreSQL database).
+db_config() {
+  if on_postgres; then
+    createdb -h "$PG_HOST" -U tandem "$1"
+    printf '{ "url": "postgresql:///%s?host=%s&user=tandem" }' "$1" "$PG_HOST"
+  else
+    printf '{ "path": "%s/%s.sqlite" }' "$work" "$1"
+  fi
+}
+# dbq NAME SQL: runs SQL (both dialects read alike) on the section's database; rows with fields separated by |.
+dbq() {
+  if on_postgres; then psql -h "$PG_HOST" -U tandem -d "$1" -XAtq -F '|' -c "$2"
+  else sqlite3 -separator '|' "$work/$1.sqlite" "$2"; fi
 }
 
 # The in-flight push benchmarks' helpers (scripts/bench-memory.sh, scripts/bench-recovery.sh); they use `url`, `db`,
@@ -43,3 +64,17 @@ await_accepted() {
 }
 rss() { curl -fsS "$url/metrics" | awk '$1 == "process_resident_memory_bytes" {printf "%.0f", $2}'; }
 vmrss() { awk '/^VmRSS/ {print $2 * 1024}' "/proc/$server/status"; }
+
+# pg_ticks: CPU clock ticks the PostgreSQL server has used so far — its postmaster with the backends it reaped
+# (cutime/cstime) and every live child; 0 when not on PostgreSQL. PG_DATA is the cluster's data directory.
+pg_ticks() {
+  on_postgres || { echo 0; return; }
+  local pm; pm=$(head -1 "$PG_DATA/postmaster.pid")
+  # A process may exit between the glob and its read: cat's complaint is not a failure here.
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$pm" '
+    $1 == pm {t += $14 + $15 + $16 + $17} $4 == pm {t += $14 + $15} END {print t + 0}'
+}
+# pg_share TICKS SECONDS: those ticks as a share of every core of the machine over SECONDS, e.g. "23% of 2 cores".
+pg_share() {
+  python3 -c "import os, sys; t, s = float(sys.argv[1]), float(sys.argv[2]); print(f'{100 * t / os.sysconf(\"SC_CLK_TCK\") / s / os.cpu_count():.0f}% of {os.cpu_count()} cores')" "$1" "$2"
+}

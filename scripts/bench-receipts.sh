@@ -10,9 +10,8 @@ set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 bin="$1"; work="$2"; healthz="$3"; deliveries="${4:-400000}"; connections="${CONNECTIONS:-256}"
 devices=1000
-db="$work/receipts.sqlite"
 cat > "$work/receipts.json" <<JSON
-{ "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": { "path": "$db" },
+{ "listen": "127.0.0.1:0", "http": { "threads": 2 }, "database": $(db_config receipts),
   "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false },
   "scheduler": { "expectedTimers": $((deliveries + 1000)) },
   "deviceAPI": { "hosts": ["bench.tandem.test"] } }
@@ -24,10 +23,17 @@ key=$(awk '/app key/ {print $3}' <<< "$app"); secret=$(awk '/app secret/ {print 
 # start `noack`: the push simulator accepts those pushes and its simulated app never acknowledges them, so every
 # receipt wrk sends is the first for a delivery still in flight (other tokens the simulated app would ack and read
 # itself, and the run would measure receipts for deliveries already final).
-sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $devices)
-  INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
-  SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
-         printf('+316%08d', i), 'Android', printf('noack-%d', i), 'PinVerified', 0, 0 FROM n"
+if on_postgres; then
+  dbq receipts "INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+    SELECT format('00000000-0000-4000-8000-%s', lpad(i::text, 12, '0')), (SELECT id FROM apps WHERE app_key = '$key'),
+           format('+316%s', lpad(i::text, 8, '0')), 'Android', format('noack-%s', i), 'PinVerified', 0, 0
+    FROM generate_series(1, $devices) AS i"
+else
+  dbq receipts "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $devices)
+    INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+    SELECT printf('00000000-0000-4000-8000-%012d', i), (SELECT id FROM apps WHERE app_key = '$key'),
+           printf('+316%08d', i), 'Android', printf('noack-%d', i), 'PinVerified', 0, 0 FROM n"
+fi
 
 start_server "$bin" "$work/receipts.json" "$work/receipts"
 trap 'kill "$server" 2>/dev/null || true' EXIT
@@ -52,17 +58,17 @@ for t in threads: t.join()
 PY
 for _ in $(seq 1 600); do
   # Every push accepted, and every spooled recipient started (1,000-recipient messages are spooled).
-  pending=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM deliveries WHERE status <> 'Accepted') + (SELECT count(*) FROM message_spools)")
+  pending=$(dbq receipts "SELECT (SELECT count(*) FROM deliveries WHERE status <> 'Accepted') + (SELECT count(*) FROM message_spools)")
   [ "$pending" = 0 ] && break
   sleep 0.1
 done
-stored=$(sqlite3 "$db" "SELECT count(*) FROM deliveries")
+stored=$(dbq receipts "SELECT count(*) FROM deliveries")
 
 # One pre-generated receipt per delivery still in flight: "DeviceID|body". The MAC covers method, target, host
 # and second only (the same for every install of the app), so one signature serves every request of this run.
 write_receipts() {
-  sqlite3 -separator '|' "$db" "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
-    FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn WHERE d.final = 0 ORDER BY d.id" > "$work/receipts.txt"
+  dbq receipts "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
+    FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn WHERE NOT d.final ORDER BY d.id" > "$work/receipts.txt"
 }
 auth=$(python3 - "$key" "$secret" <<'PY'
 import base64, hashlib, hmac, sys, time
@@ -94,7 +100,7 @@ function request()
   return formatted
 end
 LUA
-acked() { sqlite3 "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
+acked() { dbq receipts "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
 cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 
 # One 5 s load on the deliveries still in flight. Sets rps p50 p99 requests bad (of wrk), acked (acks recorded
@@ -102,11 +108,11 @@ cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 measure() {
   write_receipts
   local before cpu_before cpu_after
-  before=$(acked); cpu_before=$(cpu)
+  before=$(acked); cpu_before=$(cpu); pg_before=$(pg_ticks)
   # PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
   [ -z "${PERF:-}" ] || { perf record -F 499 ${PERFG:--g} -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
   wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
-  cpu_after=$(cpu)
+  cpu_after=$(cpu); pg_used=$(( $(pg_ticks) - pg_before ))
   sleep 0.5; recorded=$(( $(acked) - before ))
   read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-receipts.txt")"
   server_cpu=$(( (cpu_after - cpu_before) * 100 / $(getconf CLK_TCK) / 5 ))
@@ -126,19 +132,20 @@ ms = float(v[:-2]) if v.endswith('ms') else float(v[:-2]) / 1000 if v.endswith('
 sys.exit(0 if ms < 50 else 1)" "$p99"
 }
 if [ "$server_cpu" -lt 100 ] && p99_under_50ms \
-   && [ "$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 0")" -ge 300000 ]; then
+   && [ "$(dbq receipts "SELECT count(*) FROM deliveries WHERE NOT final")" -ge 300000 ]; then
   printf '   first run held up: %s receipts/s, p99 %s, with the server using %s%% of one core: measured again\n' \
     "$rps" "$p99" "$server_cpu"
   record receipts_held_up "$rps receipts/s, server CPU $server_cpu% of one core"
   measure
   total_requests=$((total_requests + requests)); total_bad=$((total_bad + bad)); total_acked=$((total_acked + recorded))
 fi
-final=$(sqlite3 "$db" "SELECT count(*) FROM deliveries WHERE final = 1 AND status = 'Delivered'")
+final=$(dbq receipts "SELECT count(*) FROM deliveries WHERE final AND status = 'Delivered'")
 printf '   receipts/s: %s   p50: %s   p99: %s   beside /healthz %s req/s (ratio %s)   (target >= 50,000/s, none dropped)\n' \
   "$rps" "$p50" "$p99" "$healthz" "$(python3 -c "print(f'{$rps/$healthz:.2f}')")"
 printf '   deliveries prepared: %s; requests completed: %s, non-2xx: %s; acks recorded: %s (≥ 2xx; the excess is what was in flight at the cut-off); deliveries now Delivered: %s\n' \
   "$stored" "$total_requests" "$total_bad" "$total_acked" "$final"
 printf '   server CPU during the run: %s%% of one core (wrk shares the same %s cores)\n' "$server_cpu" "$(nproc)"
+if on_postgres; then echo "   PostgreSQL server CPU during the run: $(pg_share "$pg_used" 5)"; record receipts_dbcpu "$(pg_share "$pg_used" 5)"; fi
 record receipts_rps "$rps"; record receipts_p50 "$p50"; record receipts_p99 "$p99"; record receipts_requests "$total_requests"
 record receipts_non2xx "$total_bad"; record receipts_acked "$total_acked"; record receipts_prepared "$stored"
 record receipts_conditions "PUT /v1.0/messages, MAC-signed, pre-generated, one in-flight delivery each, committed before the 204; wrk -t2 -c$connections -d5s"

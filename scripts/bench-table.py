@@ -31,7 +31,7 @@ R = load(sys.argv[1])
 SECTION = {"healthz": "healthz", "single": "gateway", "scg": "gateway", "bulk": "gateway", "receipts": "receipts", "bwmi": "bwmi",
            "mymspsend": "mymsp", "mymspget": "mymsp",
            "timers": "timers", "apns": "providers", "h2load": "providers", "smpp50": "providers",
-           "smpp1": "providers", "memory": "memory", "recovery": "recovery"}
+           "smpp1": "providers", "memory": "memory", "recovery": "recovery", "pg": "postgres"}
 
 
 def get(key):
@@ -144,6 +144,36 @@ def receipts_target():
 
 row("3 receipts (delivery acks)", receipts_measured,
     lambda: f"{healthz()} (ratio {num('receipts_rps') / num('healthz_rps'):.2f})", receipts_target)
+
+# 1-PG … 3-PG: rows 1–3 with the store on a PostgreSQL server on the same machine, beside the SQLite figures.
+def pg_checks(prefix, stored_key, per_request=1):
+    return checks("pg_" + prefix, "pg_" + stored_key, per_request)
+
+
+row("1-PG single-recipient accept, PostgreSQL",
+    lambda: f"{grouped(num('pg_single_rps'))} req/s, p99 {ms('pg_single_p99'):.2f} ms ({pg_checks('single', 'single_stored')}); "
+            f"PostgreSQL used {get('pg_single_dbcpu')}",
+    lambda: f"SQLite {grouped(num('single_rps'))} req/s (ratio {num('pg_single_rps') / num('single_rps'):.2f})",
+    lambda: f"≥ 5,000 req/s [{verdict(num('pg_single_rps') >= 5_000)}], p99 < 50 ms [{verdict(ms('pg_single_p99') < 50)}]")
+row("2-PG bulk accept and drain, PostgreSQL",
+    lambda: f"{grouped(num('pg_bulk_recipients_per_s'))} recipients/s accepted ({pg_checks('bulk', 'bulk_stored', 1000)}; "
+            f"PostgreSQL used {get('pg_bulk_dbcpu')}); drained at {grouped(num('pg_bulk_drain_per_s'))} deliveries started/s "
+            f"(PostgreSQL used {get('pg_drain_dbcpu')})",
+    lambda: f"SQLite {grouped(num('bulk_recipients_per_s'))} recipients/s, drain {grouped(num('bulk_drain_per_s'))}/s",
+    lambda: f"drain ≥ 10,000 deliveries/s [{verdict(num('pg_bulk_drain_per_s') >= 10_000)}]")
+
+
+def pg_receipts_measured():
+    answered = int(num("pg_receipts_requests")) - int(num("pg_receipts_non2xx"))
+    dropped = max(0, answered - int(num("pg_receipts_acked")))
+    return (f"{grouped(num('pg_receipts_rps'))} receipts/s, p99 {ms('pg_receipts_p99'):.2f} ms; "
+            + (f"{grouped(dropped)} of {grouped(answered)} 2xx NOT RECORDED" if dropped else f"all {grouped(answered)} 2xx recorded")
+            + f"; PostgreSQL used {get('pg_receipts_dbcpu')}")
+
+
+row("3-PG receipts, PostgreSQL", pg_receipts_measured,
+    lambda: f"SQLite {grouped(num('receipts_rps'))} receipts/s (ratio {num('pg_receipts_rps') / num('receipts_rps'):.2f})",
+    lambda: f"≥ 10,000/s [{verdict(num('pg_receipts_rps') >= 10_000)}]")
 
 # 3b. BWMI acknowledgements
 def bwmi_measured():
@@ -280,6 +310,7 @@ def conditions():
         f"1': {value('scg_conditions')}",
         f"2: {value('bulk_conditions')}",
         f"3: {value('receipts_conditions')}",
+        f"1-PG..3-PG: the same loads; {value('postgres_conditions')}",
         f"4: tandem bench timers, wheel and heap in one process, the scheduler's pattern (ids row × 4 + kind, "
         f"background 48 h timers, each op schedules a 30 s timer and cancels the one 2,000 ops earlier, clock "
         f"advanced inside the loop, presized) at {value('timers_size')} pending",

@@ -4,6 +4,7 @@
 #  (1) GET /healthz through a real `tandem serve` (access log on, written to a file) with wrk -t2 -c64 -d10s — the
 #      reference of (1b)–(1g), which scripts/bench-gateway.sh, scripts/bench-receipts.sh, scripts/bench-bwmi.sh and
 #      scripts/bench-mymsp.sh measure
+#  (1-PG) rows (1b)–(1d) again with the store on PostgreSQL (scripts/bench-postgres.sh), beside the SQLite figures
 #  (2) group-commit durable rows/s with 64 waiting writers beside single-row transactions, same run
 #  (3) the timer wheel beside a binary heap (tandem bench timers)
 #  (4)–(5) APNs and SMPP providers against loopback peers (scripts/bench-providers.sh)
@@ -91,6 +92,9 @@ settle "$work"/bwmi.sqlite*
 section mymsp "$scripts/bench-mymsp.sh" "$bin" "$work" "${healthz_rps:-0}"
 echo
 settle "$work"/mymsp.sqlite*
+echo "== (1-PG) rows (1b)–(1d) on PostgreSQL: the same sections with the store on a PostgreSQL server on this machine"
+section postgres "$scripts/bench-postgres.sh" "$bin" "$work" "${healthz_rps:-0}"
+echo
 echo "== (2) store: group commit vs single-row transactions (tandem bench store)"
 section store "$bin" bench store --directory "$work"
 echo
