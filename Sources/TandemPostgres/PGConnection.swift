@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 import Glibc
 
 /// One connection to PostgreSQL through libpq: statements with text parameters, results as text, and
@@ -112,11 +113,12 @@ public final class PGConnection {
         PQresultErrorField(result, code).map { String(cString: $0) }
     }
 
+    /// libpq's message on one line: its lines (a reason, then a hint indented by a tab) joined by spaces, so that
+    /// a log line or a command's error stays one line.
     static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "" }
-        var text = String(cString: message)
-        while text.last?.isNewline == true || text.last == " " { text.removeLast() }
-        return text
+        return String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// `parameters` as C strings (NULL for nil) for the length of `body`.
