@@ -154,6 +154,22 @@ struct ServeCommand {
 
             """)
 
+        // A serving lock lost while the process lives (its PostgreSQL connection ended) no longer keeps a second
+        // server off the database: this one stops, as if told to, and its supervisor starts it again.
+        let lockWatch = opened.stillHeld.map { stillHeld in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    if Task.isCancelled { return }
+                    if await !stillHeld() {
+                        logger.error("serving lock lost", ["reason": .string("its connection to the database ended; stopping so that no two servers act on one database")])
+                        kill(getpid(), SIGTERM)
+                        return
+                    }
+                }
+            }
+        }
+        defer { lockWatch?.cancel() }
         let signal = await signals.wait()
         logger.info("shutting down", ["signal": .int(Int64(signal)), "inFlight": .int(Int64(server.inFlightRequests))])
         await server.shutdown(gracePeriod: configuration.http.shutdownGrace)

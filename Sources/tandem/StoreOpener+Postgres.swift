@@ -36,7 +36,7 @@ extension StoreOpener {
         }
         let version = (try? await store.schemaVersion()).map { Int64($0) } ?? -1
         logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version)])
-        return Serving(store: store, lock: lock)
+        return Serving(store: store, lock: lock, stillHeld: { await lock.isHeld() })
     }
 
     private static func target(_ database: Configuration.Database, applicationName: String) throws(CommandFailure) -> PGConnectionTarget {

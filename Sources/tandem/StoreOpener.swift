@@ -9,6 +9,9 @@ enum StoreOpener {
     struct Serving {
         let store: any TandemDatabase
         let lock: AnyObject
+        /// Whether the lock is still held, for a lock that can be lost while the process lives (PostgreSQL's ends
+        /// with its connection); nil for one that cannot (SQLite's file lock).
+        var stillHeld: (@Sendable () async -> Bool)?
     }
 
     static func open(configPath: String?, environment: [String: String]) async throws(CommandFailure) -> any TandemDatabase {

@@ -51,3 +51,21 @@ def test_one_server_per_database_and_a_healthy_server_reports_its_database(tmp_p
         assert "another tandem serve is using this database (tandem serve at local socket" in result.stderr, result.stderr
     finally:
         first.stop()
+
+
+def test_a_server_whose_serving_lock_is_lost_stops(tmp_path):
+    """The lock lives on a connection of its own: when that session ends (here terminated by an operator), nothing
+    keeps a second server off the database any more, so the server stops within seconds, through its normal
+    shutdown."""
+    (tmp_path / "server").mkdir()
+    server = Server(tmp_path / "server", store="postgresql")
+    try:
+        terminated = server.query("""SELECT pg_terminate_backend(pid) FROM pg_locks
+                                     WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())""")
+        assert terminated == [(True,)], terminated
+        assert server.wait(timeout=20) == 0
+        lost = [line for line in server.log_lines() if line.get("msg") == "serving lock lost"]
+        assert lost and lost[0]["level"] == "error", server.stderr()
+        assert any(line.get("msg") == "stopped" for line in server.log_lines())
+    finally:
+        server.stop()
