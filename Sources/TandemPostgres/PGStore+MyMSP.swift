@@ -74,8 +74,7 @@ extension PGStore: MyMSPDirectory {
         var generator = SystemRandomNumberGenerator()
         let created = DeviceID(GUID.random(using: &generator))
         let results = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [user.app.text, "mymsp_users.app_id: user \(user.name) without its app"]),
+            .appMustExist(user.app, else: "mymsp_users.app_id: user \(user.name) without its app"),
             PGStatement("""
                 SELECT m.user_id, m.active FROM registrations r LEFT JOIN mymsp_recipients m ON m.registration_id = r.id
                 WHERE r.app_id = (SELECT id FROM apps WHERE app_key = $1) AND r.push_token = $2

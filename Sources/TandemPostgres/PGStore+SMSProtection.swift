@@ -42,8 +42,7 @@ extension PGStore: PrefixBlockStore {
     /// an unknown app fails with SQLSTATE 23503, writing nothing.
     public func insert(_ block: PrefixBlock) async throws(PGError) {
         _ = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [block.app.text, "no app has key \(block.app)"]),
+            .appMustExist(block.app),
             PGStatement("""
                 UPDATE sms_prefix_blocks SET lifted_at = $1
                 WHERE app_id = (SELECT id FROM apps WHERE app_key = $2) AND prefix = $3 AND lifted_at IS NULL

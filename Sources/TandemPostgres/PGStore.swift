@@ -108,6 +108,15 @@ public final class PGStore: Sendable {
     }
 }
 
+extension PGStatement {
+    /// Fails the writer job with SQLSTATE 23503 (`message`, by default naming the app) unless an app has this key: the
+    /// first statement of a job whose later statements select the app's id and would otherwise write nothing.
+    static func appMustExist(_ app: AppKey, else message: String? = nil) -> PGStatement {
+        PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
+                    [app.text, message ?? "no app has key \(app)"])
+    }
+}
+
 /// Text forms of parameter values (libpq's text protocol).
 extension Optional where Wrapped == Int64 {
     var pgText: String? { map { String($0) } }
