@@ -178,7 +178,7 @@ struct CommitPlan: Sendable {
         PGStatement("""
             INSERT INTO message_spools (message_id, recipients, total, account_id)
             SELECT id, $2, $3, coalesce(account_id, 0) FROM messages WHERE message_id = $1
-            """, [spool.messageID.text, spool.recipients.map(\.e164).joined(separator: ","), String(spool.recipients.count)])
+            """, [spool.messageID.text, SpoolRecipientsColumn.text(spool.recipients), String(spool.recipients.count)])
     }
 
     /// Moves a spool's `started` on, or deletes the spool when its last recipient started; progress that does not

@@ -98,17 +98,3 @@ extension Timestamp {
 extension Optional where Wrapped == Bool {
     var pgText: String? { map { $0 ? "t" : "f" } }
 }
-
-/// `bytea` parameters in PostgreSQL's hex input form.
-enum PGBytes {
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        text.reserveCapacity(2 + bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-}

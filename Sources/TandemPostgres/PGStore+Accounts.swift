@@ -17,11 +17,7 @@ extension PGStore {
         let result = try await read { db throws(PGError) in
             try db.execute("SELECT name, product_token, created_at, disabled, sms_countries FROM accounts ORDER BY id")
         }
-        return try result.rows("account").map { (row) throws(PGError) in
-            let tokenText = try row.text(1)
-            guard let token = ProductToken(tokenText) else { throw .client("accounts.product_token: not a GUID: \(tokenText)") }
-            return try Self.account(row, token: token, from: 0)
-        }
+        return try result.rows("account").map { (row) throws(PGError) in try Self.account(row) }
     }
 
     /// The account with this product token, disabled or not; nil when there is none.
@@ -31,7 +27,7 @@ extension PGStore {
                            [productToken.text])
         }
         guard let row = result.rows("account \(productToken)").first else { return nil }
-        return try Self.account(row, token: productToken, from: 0)
+        return try Self.account(row)
     }
 
     /// Disables or enables the account. False (nothing changed) when no account has the token.
@@ -47,9 +43,12 @@ extension PGStore {
                                      [newToken.text, account.text])])[0].changedRows == 1
     }
 
-    /// `name, product_token, created_at, disabled, sms_countries` from column `first` on.
-    static func account(_ row: PGRow, token: ProductToken, from first: Int) throws(PGError) -> Account {
-        Account(name: try row.text(first), productToken: token, createdAt: try row.int64(first + 2),
+    /// `name, product_token, created_at, disabled, sms_countries` from column `first` on: every read of an account
+    /// decodes its row here.
+    static func account(_ row: PGRow, from first: Int = 0) throws(PGError) -> Account {
+        let tokenText = try row.text(first + 1)
+        guard let token = ProductToken(tokenText) else { throw .client("accounts.product_token: not a GUID: \(tokenText)") }
+        return Account(name: try row.text(first), productToken: token, createdAt: try row.int64(first + 2),
                 disabled: try row.bool(first + 3),
                 smsCountries: try smsSetting(row.optional(first + 4), "accounts.sms_countries", default: SMSCountryPolicy()))
     }

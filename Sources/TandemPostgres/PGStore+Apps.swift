@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// Apps on PostgreSQL, as SQLite's `Store+Apps.swift`: the app manager's registry (``AppRegistry``) and the
 /// lookups the gateway makes by app key.
@@ -27,9 +28,7 @@ extension PGStore: AppRegistry, PushCredentialsSource {
     public func app(key: AppKey) async throws(PGError) -> App? {
         let result = try await read { db throws(PGError) in
             try db.execute("""
-                SELECT p.app_key, p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id,
-                       a.product_token
-                FROM apps p JOIN accounts a ON a.id = p.account_id WHERE p.app_key = $1
+                SELECT \(Self.appColumns) FROM apps p JOIN accounts a ON a.id = p.account_id WHERE p.app_key = $1
                 """, [key.text])
         }
         return try result.rows("app \(key)").first.map { (row) throws(PGError) in try Self.app(row) }
@@ -39,9 +38,7 @@ extension PGStore: AppRegistry, PushCredentialsSource {
     public func app(account: ProductToken, senderID: String) async throws(PGError) -> App? {
         let result = try await read { db throws(PGError) in
             try db.execute("""
-                SELECT p.app_key, p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id,
-                       a.product_token
-                FROM apps p JOIN accounts a ON a.id = p.account_id WHERE a.product_token = $1 AND p.sender_id = $2
+                SELECT \(Self.appColumns) FROM apps p JOIN accounts a ON a.id = p.account_id WHERE a.product_token = $1 AND p.sender_id = $2
                 """, [account.text, senderID])
         }
         return try result.rows("app of sender id \(senderID)").first.map { (row) throws(PGError) in try Self.app(row) }
@@ -145,15 +142,18 @@ extension PGStore: AppRegistry, PushCredentialsSource {
 
     // MARK: - Rows
 
-    /// The columns ``summary(_:decoder:)`` reads (``app(_:)``'s eight, then `push_credentials` and the account's
-    /// name), without the FROM clause (``summarySource``).
-    private static let summaryColumns = """
-        p.app_key, p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id, a.product_token,
-        p.push_credentials, a.name
+    /// The columns ``app(_:)`` reads, over `apps p` and `accounts a`.
+    static let appColumns = """
+        p.app_key, p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id, a.product_token
         """
+
+    /// The columns ``summary(_:decoder:)`` reads (``appColumns``, then `push_credentials` and the account's name),
+    /// without the FROM clause (``summarySource``).
+    private static let summaryColumns = "\(appColumns), p.push_credentials, a.name"
     private static let summarySource = "FROM apps p JOIN accounts a ON a.id = p.account_id"
 
-    /// `app_key, name, app_secret, default_message_type, created_at, sms_protection, sender_id, product_token`.
+    /// ``appColumns``: `app_key, name, app_secret, default_message_type, created_at, sms_protection, sender_id,
+    /// product_token`. Every read of an app decodes its row here.
     static func app(_ row: PGRow) throws(PGError) -> App {
         let keyText = try row.text(0)
         guard let key = AppKey(keyText), let type = AppMessageType(wireName: try row.text(3)),
@@ -173,27 +173,19 @@ extension PGStore: AppRegistry, PushCredentialsSource {
     }
 
     private static func decodeCredentials(_ text: String?, key: AppKey, decoder: JSONDecoder) throws(PGError) -> AppPushCredentials {
-        guard let text else { return AppPushCredentials() }
-        do {
-            return try decoder.decode(AppPushCredentials.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw .client("apps.push_credentials: " + ConfigurationError(file: "app \(key)", decodingError: error).description)
+        do throws(ColumnCodingError) {
+            return try PushCredentialsColumn.credentials(from: text, app: key, decoder: decoder)
         } catch {
-            throw .client("apps.push_credentials: app \(key): \(error)")
+            throw .client("apps.push_credentials: \(error.message)")
         }
     }
 
-    /// Sorted keys, so equal credentials are stored as equal text; nil (NULL) when empty. Invalid credentials are
-    /// refused (``PGError/client(_:)``).
+    /// ``PushCredentialsColumn/text(_:)``: nil (NULL) when empty; invalid credentials are refused (``PGError/client(_:)``).
     static func encode(_ credentials: AppPushCredentials) throws(PGError) -> String? {
-        guard !credentials.isEmpty else { return nil }
-        do {
-            try credentials.validate()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(credentials), as: UTF8.self)
+        do throws(ColumnCodingError) {
+            return try PushCredentialsColumn.text(credentials)
         } catch {
-            throw .client("apps.push_credentials cannot be written: \(error)")
+            throw .client("apps.push_credentials cannot be written: \(error.message)")
         }
     }
 }

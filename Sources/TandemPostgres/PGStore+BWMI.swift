@@ -22,32 +22,18 @@ extension PGStore: BWMIRegistry {
         return BWMIAppSettings(trustPhones: row[0] == "t", staticKey: row[1])
     }
 
-    /// The app and its settings in one statement, as last committed by any process.
+    /// The app (``app(_:)``'s columns) and its settings in one statement, as last committed by any process.
     public func bwmiApp(key: AppKey) async throws(PGError) -> BWMIApp? {
-        let row = try await read { db throws(PGError) in
+        let result = try await read { db throws(PGError) in
             try db.execute("""
-                SELECT p.name, p.app_secret, p.default_message_type, p.created_at, p.sms_protection, p.sender_id,
-                       a.product_token, s.trust_phones, s.static_key
+                SELECT \(Self.appColumns), s.trust_phones, s.static_key
                 FROM apps p JOIN accounts a ON a.id = p.account_id LEFT JOIN bwmi_apps s ON s.app_id = p.id
                 WHERE p.app_key = $1
-                """, [key.text]).rows.first
+                """, [key.text])
         }
-        guard let row else { return nil }
-        guard let type = AppMessageType(wireName: row[2] ?? ""), let secret = row[1].flatMap(AppSecret.init),
-              let token = row[6].flatMap(ProductToken.init) else {
-            throw .client("apps: app \(key) has a malformed stored value")
-        }
-        var protection = SMSProtection()
-        if let text = row[4] {
-            do {
-                protection = try JSONDecoder().decode(SMSProtection.self, from: Data(text.utf8))
-            } catch {
-                throw .client("apps.sms_protection: \(error)")
-            }
-        }
-        let app = App(key: key, secret: secret, name: row[0] ?? "", account: token, defaultMessageType: type,
-                      createdAt: Int64(row[3] ?? "") ?? 0, smsProtection: protection, senderID: row[5])
-        return BWMIApp(app: app, settings: BWMIAppSettings(trustPhones: row[7] == "t", staticKey: row[8]))
+        guard let row = result.rows("app \(key)").first else { return nil }
+        return BWMIApp(app: try Self.app(row),
+                       settings: BWMIAppSettings(trustPhones: try row.optionalBool(8) ?? false, staticKey: row.optional(9)))
     }
 
     /// `SenderDirectory`'s (the gateway's port, another part): whether the app's MSISDN messages render as BWMI pushes.
@@ -73,8 +59,7 @@ extension PGStore: BWMIRegistry {
         var generator = SystemRandomNumberGenerator()
         let created = DeviceID(GUID.random(using: &generator))
         let results = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [app.text, "no app has key \(app)"]),
+            .appMustExist(app),
             PGStatement("""
                 INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
                 SELECT $1, id, $3, $4, 'Unverified', 'bwmi', $5, $5 FROM apps WHERE app_key = $2

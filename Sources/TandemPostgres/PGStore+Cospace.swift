@@ -111,8 +111,7 @@ extension PGStore: CospaceRegistry {
              WHERE p.app_key = $1 AND u.user_id = $2 AND u.revoked_at IS NULL)
             """
         _ = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [app.text, "no app has key \(app)"]),
+            .appMustExist(app),
             PGStatement("SELECT tandem_expect(count(*), 1, '23503', $3) FROM app_users u JOIN apps p ON p.id = u.app_id "
                         + "WHERE p.app_key = $1 AND u.user_id = $2 AND u.revoked_at IS NULL",
                         [app.text, user.text, "no active user \(user) of app \(app)"]),

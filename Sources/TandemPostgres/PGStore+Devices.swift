@@ -27,8 +27,7 @@ extension PGStore: DeviceRegistry {
     /// Stores a new registration (its app must exist: else SQLSTATE 23503; a device id already registered: 23505).
     public func create(_ registration: DeviceRegistration) async throws(PGError) {
         _ = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [registration.app.text, "no app has key \(registration.app)"]),
+            .appMustExist(registration.app),
             Self.releasePushToken(registration),
             PGStatement("""
                 INSERT INTO registrations (device_id, app_id, msisdn, platform, user_agent, push_token, status,

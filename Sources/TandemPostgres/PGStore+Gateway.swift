@@ -113,7 +113,8 @@ extension PGStore: SenderDirectory, MessageLedger {
 
 /// Messages as read (``PGStore/messageColumns`` first, then any columns of the caller's), with their deliveries,
 /// the deliveries' events and the spools' waiting numbers: read in a few statements whatever the number of
-/// messages, decoded after the read.
+/// messages, decoded after the read. The one builder of ``MessageView``s on PostgreSQL: the ledger's reads, the SCG
+/// API's and the message search.
 struct StoredMessages: Sendable {
     var messages: [[String?]]
     /// By message row: `id, msisdn, snapshot, updated_at`, in key order.

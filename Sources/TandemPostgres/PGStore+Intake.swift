@@ -34,8 +34,7 @@ extension PGStore: PushAddressRegistry {
         var generator = SystemRandomNumberGenerator()
         // A concurrent request may have added the same token since the read: then its row is the one.
         let results = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [app.text, "no app has key \(app)"]),
+            .appMustExist(app),
             PGStatement("""
                 INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
                 SELECT $1, id, $3, $4, 'Unverified', 'pushAddress', $5, $5 FROM apps WHERE app_key = $2

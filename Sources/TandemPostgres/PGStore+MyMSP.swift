@@ -11,21 +11,20 @@ import TandemCore
 /// No registration cache: every read asks the server.
 extension PGStore: MyMSPDirectory {
     public func mymspUser(name: String) async throws(PGError) -> MyMSPUser? {
-        let row = try await read { db throws(PGError) in
-            try db.execute("""
-                SELECT u.id, u.name, p.app_key, u.password_salt, u.password_hash, u.event_url
-                FROM mymsp_users u JOIN apps p ON p.id = u.app_id WHERE u.name = $1
-                """, [name]).rows.first
-        }
-        return try row.map(Self.mymspUser)
+        try await mymspUser(where: "u.name = $1", name)
     }
 
     public func mymspUser(app: AppKey) async throws(PGError) -> MyMSPUser? {
+        try await mymspUser(where: "p.app_key = $1", app.text)
+    }
+
+    /// The user matching `condition` (SQL over `mymsp_users u` and `apps p`, `$1` = `value`).
+    private func mymspUser(where condition: String, _ value: String) async throws(PGError) -> MyMSPUser? {
         let row = try await read { db throws(PGError) in
             try db.execute("""
                 SELECT u.id, u.name, p.app_key, u.password_salt, u.password_hash, u.event_url
-                FROM mymsp_users u JOIN apps p ON p.id = u.app_id WHERE p.app_key = $1
-                """, [app.text]).rows.first
+                FROM mymsp_users u JOIN apps p ON p.id = u.app_id WHERE \(condition)
+                """, [value]).rows.first
         }
         return try row.map(Self.mymspUser)
     }
@@ -75,8 +74,7 @@ extension PGStore: MyMSPDirectory {
         var generator = SystemRandomNumberGenerator()
         let created = DeviceID(GUID.random(using: &generator))
         let results = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [user.app.text, "mymsp_users.app_id: user \(user.name) without its app"]),
+            .appMustExist(user.app, else: "mymsp_users.app_id: user \(user.name) without its app"),
             PGStatement("""
                 SELECT m.user_id, m.active FROM registrations r LEFT JOIN mymsp_recipients m ON m.registration_id = r.id
                 WHERE r.app_id = (SELECT id FROM apps WHERE app_key = $1) AND r.push_token = $2

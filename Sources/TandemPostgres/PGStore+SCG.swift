@@ -14,7 +14,7 @@ extension PGStore: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
         let results = try await write([PGStatement("""
             INSERT INTO scg_tokens (account_id, token_sha256, label, created_at)
             SELECT id, $2, $3, $4 FROM accounts WHERE product_token = $1 RETURNING id
-            """, [account.text, SCGHex.text(digest), label, String(createdAt.milliseconds)])])
+            """, [account.text, StoredHex.text(digest), label, String(createdAt.milliseconds)])])
         guard let id = results.first?.scalar.flatMap({ Int64($0) }) else { return nil }
         return SCGTokenInfo(id: id, account: account, label: label, createdAt: createdAt, revokedAt: nil)
     }
@@ -45,64 +45,46 @@ extension PGStore: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
 
     /// The token's account in the same read (disabled or not: the caller refuses a disabled one).
     public func scgTokenGrant(digest: [UInt8]) async throws(PGError) -> SCGTokenGrant? {
-        let row = try await read { db throws(PGError) in
+        let result = try await read { db throws(PGError) in
             try db.execute("""
-                SELECT a.product_token, a.name, a.created_at, a.disabled, a.sms_countries
+                SELECT a.name, a.product_token, a.created_at, a.disabled, a.sms_countries
                 FROM scg_tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.token_sha256 = $1 AND t.revoked_at IS NULL
-                """, [SCGHex.text(digest)]).rows.first
+                """, [StoredHex.text(digest)])
         }
-        guard let row else { return nil }
-        guard let token = row[0].flatMap(ProductToken.init) else {
-            throw .client("accounts.product_token: not a GUID: \(row[0] ?? "NULL")")
-        }
-        let countries: SMSCountryPolicy
-        if let text = row[4] {
-            do {
-                countries = try JSONDecoder().decode(SMSCountryPolicy.self, from: Data(text.utf8))
-            } catch {
-                throw .client("accounts.sms_countries: \(error)")
-            }
-        } else {
-            countries = SMSCountryPolicy()
-        }
-        let account = Account(name: row[1] ?? "", productToken: token, createdAt: Int64(row[2] ?? "") ?? 0,
-                              disabled: row[3] == "t", smsCountries: countries)
-        return SCGTokenGrant(digest: digest, account: account)
+        guard let row = result.rows("account of an SCG token").first else { return nil }
+        return SCGTokenGrant(digest: digest, account: try Self.account(row))
     }
 
     // MARK: Messages
 
+    /// The account's SCG message (not hidden) with this id; nil when there is none.
     public func scgMessage(account: ProductToken, id: GUID) async throws(PGError) -> MessageView? {
-        let policies = self.policies
-        return try await read { db throws(PGError) in
-            let rows = try db.execute(SCGMessageViews.select + " AND m.message_id = $2",
-                                      [account.text, id.text]).rows
-            return try SCGMessageViews.views(rows, on: db, policies: policies).first
-        }
+        try await messageViews(where: "\(Self.scgShown) AND m.message_id = $2", id.text, account: account).first
     }
 
-    /// The page and the total come from one transaction (`REPEATABLE READ`), as SQLite's read snapshot.
+    /// The page and the total come from one snapshot (``inSnapshot(_:_:)``), as SQLite's read transaction.
     public func scgMessages(account: ProductToken, offset: Int, limit: Int) async throws(PGError) -> (messages: [MessageView], total: Int) {
-        let policies = self.policies
-        return try await read { db throws(PGError) in
-            try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            do throws(PGError) {
+        let (stored, total) = try await read { db throws(PGError) in
+            try Self.inSnapshot(db) { () throws(PGError) in
                 let total = Int(try db.execute("""
                     SELECT count(*) FROM messages m JOIN accounts a ON a.id = m.account_id
-                    WHERE a.product_token = $1 AND m.api = 'scg' AND NOT m.hidden
+                    WHERE a.product_token = $1 AND \(Self.scgShown)
                     """, [account.text]).scalar ?? "") ?? 0
-                let rows = try db.execute(SCGMessageViews.select + " ORDER BY m.id DESC LIMIT $2 OFFSET $3",
-                                          [account.text, String(max(0, limit)), String(max(0, offset))]).rows
-                let views = try SCGMessageViews.views(rows, on: db, policies: policies)
-                try db.execute("COMMIT")
-                return (views, total)
-            } catch {
-                _ = try? db.execute("ROLLBACK")
-                throw error
+                let page = try db.execute("""
+                    SELECT \(Self.messageColumns)
+                    FROM messages m JOIN accounts a ON a.id = m.account_id LEFT JOIN apps p ON p.id = m.app_id
+                    WHERE a.product_token = $1 AND \(Self.scgShown)
+                    ORDER BY m.id DESC LIMIT $2 OFFSET $3
+                    """, [account.text, String(max(0, limit)), String(max(0, offset))])
+                return (try StoredMessages.read(page.rows, on: db), total)
             }
         }
+        return (try await messageViews(stored).map(\.view), total)
     }
+
+    /// The SCG API's own messages that it has not hidden (SQL over `messages m`).
+    private static let scgShown = "m.api = 'scg' AND NOT m.hidden"
 
     public func hideSCGMessage(account: ProductToken, id: GUID) async throws(PGError) -> Bool {
         let results = try await write([PGStatement("""
@@ -131,138 +113,5 @@ extension PGStore: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
             return .takenBy(key)
         }
         return .set
-    }
-}
-
-/// Lower-case hex of a digest, as `scg_tokens.token_sha256` holds it.
-private enum SCGHex {
-    static func text(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// SCG messages as ``MessageView``s (SQLite's `Store.messageView`), in four reads whatever their number: the messages,
-/// their deliveries, the deliveries' events, their spools. (Part 1's gateway reads build the same views; the two are
-/// to be merged into one helper.)
-private enum SCGMessageViews {
-    /// `$1`: the account's product token.
-    static let select = """
-        SELECT m.id, m.message_id, m.reference, m.sender, m.message_type, m.fallback_for, m.created_at, p.app_key,
-               m.api, m.extra, m.body
-        FROM messages m JOIN accounts a ON a.id = m.account_id LEFT JOIN apps p ON p.id = m.app_id
-        WHERE a.product_token = $1 AND m.api = 'scg' AND NOT m.hidden
-        """
-
-    static func views(_ rows: [[String?]], on db: PGConnection, policies: PolicyCatalog) throws(PGError) -> [MessageView] {
-        guard !rows.isEmpty else { return [] }
-        let ids = rows.map { $0[0] }
-        let deliveries = try db.execute("""
-            SELECT id, message_id, msisdn, snapshot, updated_at FROM deliveries WHERE message_id = ANY($1::bigint[])
-            ORDER BY message_id, id
-            """, [PGArray.literal(ids)]).rows
-        let events = try db.execute("""
-            SELECT delivery_id, at, kind, detail FROM delivery_events
-            WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id = ANY($1::bigint[]))
-            ORDER BY delivery_id, id
-            """, [PGArray.literal(ids)]).rows
-        let spools = try db.execute("SELECT message_id, recipients, total, started FROM message_spools WHERE message_id = ANY($1::bigint[])",
-                                    [PGArray.literal(ids)]).rows
-        var timelines: [String: [TimelineEvent]] = [:]
-        for event in events {
-            timelines[event[0] ?? "", default: []].append(TimelineEvent(at: Timestamp(milliseconds: Int64(event[1] ?? "") ?? 0),
-                                                                        kind: event[2] ?? "", detail: event[3] ?? ""))
-        }
-        let decoder = policies.decoder()
-        var reloaded = false
-        var recipients: [String: [RecipientView]] = [:]
-        for delivery in deliveries {
-            let key = Int64(delivery[0] ?? "") ?? 0
-            guard let recipient = DeliveryRecipient(storedText: delivery[2] ?? ""), let snapshot = delivery[3] else {
-                throw .client("delivery #\(key) has a malformed stored value")
-            }
-            let decoded: Delivery
-            do {
-                decoded = try decode(snapshot, key: key, policies: policies, decoder: decoder)
-            } catch is UnknownPolicyNumber where !reloaded {
-                // A policy another process committed: learn the table, decode again.
-                reloaded = true
-                try learnPolicies(on: db, into: policies)
-                decoded = try decodeOrFail(snapshot, key: key, policies: policies, decoder: decoder)
-            } catch {
-                throw .client("delivery #\(key): \(error)")
-            }
-            recipients[delivery[1] ?? "", default: []].append(
-                RecipientView(key: DeliveryKey(key), recipient: recipient, delivery: decoded,
-                              updatedAt: Timestamp(milliseconds: Int64(delivery[4] ?? "") ?? 0),
-                              events: timelines[delivery[0] ?? ""] ?? []))
-        }
-        var queued: [String: [MSISDN]] = [:]
-        for spool in spools {
-            queued[spool[0] ?? ""] = try spooled(spool[1] ?? "", total: Int(spool[2] ?? "") ?? 0, from: Int(spool[3] ?? "") ?? 0,
-                                                 message: spool[0] ?? "")
-        }
-        return try rows.map { (row) throws(PGError) -> MessageView in
-            let idText = row[1] ?? ""
-            guard let id = GUID(idText), let type = AppMessageType(wireName: row[4] ?? "") else {
-                throw .client("message \(idText) has a malformed stored value")
-            }
-            return MessageView(id: id, reference: row[2], sender: row[3] ?? "", messageType: type,
-                               appKey: row[7].flatMap(AppKey.init), fallbackFor: row[5].flatMap(GUID.init),
-                               createdAt: Timestamp(milliseconds: Int64(row[6] ?? "") ?? 0),
-                               recipients: recipients[row[0] ?? ""] ?? [], queued: queued[row[0] ?? ""] ?? [],
-                               api: row[8] ?? "cm", extra: row[9], body: row[10] ?? "")
-        }
-    }
-
-    private static func decode(_ snapshot: String, key: Int64, policies: PolicyCatalog, decoder: JSONDecoder) throws -> Delivery {
-        if let fast = SnapshotReader.read(snapshot, policy: { policies.policy(numbered: $0) }) { return fast }
-        return try decoder.decode(Delivery.self, from: Data(snapshot.utf8))
-    }
-
-    private static func decodeOrFail(_ snapshot: String, key: Int64, policies: PolicyCatalog,
-                                     decoder: JSONDecoder) throws(PGError) -> Delivery {
-        do {
-            return try decode(snapshot, key: key, policies: policies, decoder: decoder)
-        } catch {
-            throw .client("delivery #\(key): \(error)")
-        }
-    }
-
-    private static func learnPolicies(on db: PGConnection, into policies: PolicyCatalog) throws(PGError) {
-        let decoder = JSONDecoder()
-        var numbered: [(policy: Policy, number: Int64)] = []
-        for row in try db.execute("SELECT id, body FROM policies ORDER BY id").rows {
-            guard let id = row[0].flatMap({ Int64($0) }), let body = row[1] else { continue }
-            do {
-                numbered.append((try decoder.decode(Policy.self, from: Data(body.utf8)), id))
-            } catch {
-                throw .client("policies row \(id) does not decode: \(error)")
-            }
-        }
-        policies.learn(numbered)
-    }
-
-    /// The numbers of a spool not started yet (SQLite's `Store.spooledRecipients`).
-    private static func spooled(_ list: String, total: Int, from: Int, message: String) throws(PGError) -> [MSISDN] {
-        let fields = list.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard fields.count == total, from >= 0, from <= total else {
-            throw .client("message_spools.recipients: message row \(message): \(fields.count) numbers stored for a spool of \(total)")
-        }
-        var recipients: [MSISDN] = []
-        recipients.reserveCapacity(total - from)
-        for field in fields[from..<total] {
-            guard let text = String(field), let msisdn = MSISDN(text) else {
-                throw .client("message_spools.recipients: message row \(message): a malformed number")
-            }
-            recipients.append(msisdn)
-        }
-        return recipients
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// SMS pumping protection on PostgreSQL, as SQLite's `Store+SMSProtection.swift`: apps' ``SMSProtection``,
 /// accounts' ``SMSCountryPolicy`` (`json` columns, NULL for the defaults) and conversion blocks
@@ -41,8 +42,7 @@ extension PGStore: PrefixBlockStore {
     /// an unknown app fails with SQLSTATE 23503, writing nothing.
     public func insert(_ block: PrefixBlock) async throws(PGError) {
         _ = try await write([
-            PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
-                        [block.app.text, "no app has key \(block.app)"]),
+            .appMustExist(block.app),
             PGStatement("""
                 UPDATE sms_prefix_blocks SET lifted_at = $1
                 WHERE app_id = (SELECT id FROM apps WHERE app_key = $2) AND prefix = $3 AND lifted_at IS NULL
@@ -64,25 +64,21 @@ extension PGStore: PrefixBlockStore {
 
     // MARK: - JSON columns
 
-    /// The setting stored as `text` (`column` names it in the error); `fallback` when NULL.
+    /// The setting stored as `text` (``SMSSettingColumn``; `column` names it in the error); `fallback` when NULL.
     static func smsSetting<T: Decodable>(_ text: String?, _ column: String, default fallback: T) throws(PGError) -> T {
-        guard let text else { return fallback }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        do throws(ColumnCodingError) {
+            return try SMSSettingColumn.value(from: text, default: fallback)
         } catch {
-            throw .client("\(column) does not decode: \(error)")
+            throw .client("\(column) does not decode: \(error.message)")
         }
     }
 
-    /// Sorted keys; nil (NULL) for the default.
+    /// ``SMSSettingColumn/text(_:isDefault:)``: sorted keys; nil (NULL) for the default.
     static func smsSettingText<T: Encodable>(_ value: T, isDefault: Bool) throws(PGError) -> String? {
-        guard !isDefault else { return nil }
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        do throws(ColumnCodingError) {
+            return try SMSSettingColumn.text(value, isDefault: isDefault)
         } catch {
-            throw .client("sms settings cannot be written: \(error)")
+            throw .client("sms settings cannot be written: \(error.message)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemStoreSupport
 
 /// Recipient spools on PostgreSQL, as SQLite's `Store+Spool.swift`: the drainer's reads. The writes travel with
 /// deliveries, in ``PGDeliveryStore``'s commit (`CommitPlan`).
@@ -45,21 +46,12 @@ extension PGStore: RecipientSpoolStore {
         }
     }
 
-    /// The stored list's numbers `from..<from + limit` (or all from `from` with no limit), checking its length.
+    /// ``SpoolRecipientsColumn/recipients(_:total:from:limit:message:)``, its error as this store's.
     static func spooledRecipients(_ list: String, total: Int, from: Int, limit: Int?, message: String) throws(PGError) -> [MSISDN] {
-        let fields = list.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard fields.count == total, from >= 0, from <= total else {
-            throw .client("message_spools.recipients: message \(message): \(fields.count) numbers stored for a spool of \(total)")
+        do throws(ColumnCodingError) {
+            return try SpoolRecipientsColumn.recipients(list, total: total, from: from, limit: limit, message: message)
+        } catch {
+            throw .client("message_spools.recipients: \(error.message)")
         }
-        let end = limit.map { min(total, from + $0) } ?? total
-        var recipients: [MSISDN] = []
-        recipients.reserveCapacity(end - from)
-        for field in fields[from..<end] {
-            guard let text = String(field), let msisdn = MSISDN(text) else {
-                throw .client("message_spools.recipients: message \(message): a malformed number")
-            }
-            recipients.append(msisdn)
-        }
-        return recipients
     }
 }

@@ -87,18 +87,14 @@ public final class PGStore: Sendable {
 
     /// Reads the `policies` table and learns every row (a row that does not decode is an error).
     func reloadPolicies() async throws(PGError) {
-        let rows = try await readers.read { db throws(PGError) in try db.execute("SELECT id, body FROM policies ORDER BY id").rows }
-        let decoder = JSONDecoder()
-        var numbered: [(policy: Policy, number: Int64)] = []
-        for row in rows {
-            guard let id = row[0].flatMap({ Int64($0) }), let body = row[1] else { continue }
-            do {
-                numbered.append((try decoder.decode(Policy.self, from: Data(body.utf8)), id))
-            } catch {
-                throw .client("policies row \(id) does not decode: \(error)")
-            }
+        let result = try await readers.read { db throws(PGError) in try db.execute("SELECT id, body FROM policies ORDER BY id") }
+        var rows: [(number: Int64, body: String)] = []
+        for row in result.rows("policies") { rows.append((try row.int64(0), try row.text(1))) }
+        do throws(ColumnCodingError) {
+            try policies.learn(stored: rows)
+        } catch {
+            throw .client("policies.body: \(error.message)")
         }
-        policies.learn(numbered)
     }
 
     /// Runs `statements` in the writer's next transaction (see ``PGWriter/submit(_:chain:)``).
@@ -109,6 +105,15 @@ public final class PGStore: Sendable {
     /// Runs `body` on a pooled reader connection.
     func read<T: Sendable>(_ body: @escaping @Sendable (PGConnection) throws(PGError) -> T) async throws(PGError) -> T {
         try await readers.read(body)
+    }
+}
+
+extension PGStatement {
+    /// Fails the writer job with SQLSTATE 23503 (`message`, by default naming the app) unless an app has this key: the
+    /// first statement of a job whose later statements select the app's id and would otherwise write nothing.
+    static func appMustExist(_ app: AppKey, else message: String? = nil) -> PGStatement {
+        PGStatement("SELECT tandem_expect((SELECT count(*) FROM apps WHERE app_key = $1), 1, '23503', $2)",
+                    [app.text, message ?? "no app has key \(app)"])
     }
 }
 

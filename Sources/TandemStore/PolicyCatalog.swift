@@ -6,17 +6,15 @@ import TandemStoreSupport
 extension PolicyCatalog {
     /// Reads the whole table through `db` and learns every row (a row that does not decode is an error).
     func reload(on db: Connection) throws(StoreError) {
-        let decoder = JSONDecoder()
-        var numbered: [(policy: Policy, number: Int64)] = []
+        var rows: [(number: Int64, body: String)] = []
         for row in try db.query("SELECT id, body FROM policies ORDER BY id") {
-            let number = try row.get("id", as: Int64.self)
-            do {
-                numbered.append((try decoder.decode(Policy.self, from: Data(try row.get("body", as: String.self).utf8)), number))
-            } catch {
-                throw .decoding(column: "policies.body", message: "policy #\(number): \(error)")
-            }
+            rows.append((try row.get("id", as: Int64.self), try row.get("body", as: String.self)))
         }
-        learn(numbered)
+        do throws(ColumnCodingError) {
+            try learn(stored: rows)
+        } catch {
+            throw .decoding(column: "policies.body", message: error.message)
+        }
     }
 
     /// Decodes a stored snapshot — through ``SnapshotReader`` when it has the writer's shape and names known policies,

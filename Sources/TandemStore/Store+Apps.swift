@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// Apps: the app manager's registry (``AppRegistry``) and the lookups the gateway makes by app key.
 ///
@@ -191,27 +192,19 @@ extension Store: AppRegistry, PushCredentialsSource {
 
     private static func decodeCredentials(_ text: String?, key: AppKey,
                                           decoder: JSONDecoder) throws(StoreError) -> AppPushCredentials {
-        guard let text else { return AppPushCredentials() }
-        do {
-            return try decoder.decode(AppPushCredentials.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw .decoding(column: "apps.push_credentials",
-                            message: ConfigurationError(file: "app \(key)", decodingError: error).description)
+        do throws(ColumnCodingError) {
+            return try PushCredentialsColumn.credentials(from: text, app: key, decoder: decoder)
         } catch {
-            throw .decoding(column: "apps.push_credentials", message: "app \(key): \(error)")
+            throw .decoding(column: "apps.push_credentials", message: error.message)
         }
     }
 
-    /// Sorted keys, so equal credentials are stored as equal text; nil (SQL NULL) when empty.
+    /// ``PushCredentialsColumn/text(_:)``: nil (SQL NULL) when empty; invalid credentials are refused.
     static func encode(_ credentials: AppPushCredentials) throws(StoreError) -> String? {
-        guard !credentials.isEmpty else { return nil }
-        do {
-            try credentials.validate()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(credentials), as: UTF8.self)
+        do throws(ColumnCodingError) {
+            return try PushCredentialsColumn.text(credentials)
         } catch {
-            throw .encoding(column: "apps.push_credentials", message: "\(error)")
+            throw .encoding(column: "apps.push_credentials", message: error.message)
         }
     }
 }

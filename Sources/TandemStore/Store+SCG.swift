@@ -9,7 +9,7 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
 
     public func insertSCGToken(account: ProductToken, digest: [UInt8], label: String,
                                createdAt: Timestamp) async throws(StoreError) -> SCGTokenInfo? {
-        let hex = Self.hex(digest)
+        let hex = StoredHex.text(digest)
         return try await write { (db: Connection) throws(StoreError) -> SCGTokenInfo? in
             guard let accountID = try db.scalar("SELECT id FROM accounts WHERE product_token = ?", [.text(account.text)],
                                                 as: Int64.self) else { return nil }
@@ -50,7 +50,7 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
             try db.scalar("""
                 SELECT a.product_token FROM scg_tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.token_sha256 = ? AND t.revoked_at IS NULL
-                """, [.text(Self.hex(digest))], as: String.self)
+                """, [.text(StoredHex.text(digest))], as: String.self)
         }
         guard let tokenText else { return nil }
         guard let productToken = ProductToken(tokenText) else {
@@ -133,18 +133,5 @@ extension Store: SCGTokenStore, SCGMessageStore, AppSenderIDStore {
             _ = try db.run("UPDATE apps SET sender_id = ? WHERE id = ?", [senderID.sqlValue, .integer(appID)])
             return .set
         }
-    }
-
-    // MARK: Hex
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TandemCore
+import TandemStoreSupport
 
 /// SMS pumping protection: apps' ``SMSProtection``, accounts' ``SMSCountryPolicy`` (JSON columns of
 /// migration 12, NULL for the defaults) and conversion blocks (``PrefixBlockStore``).
@@ -68,25 +69,22 @@ extension Store: PrefixBlockStore {
 
     // MARK: - JSON columns
 
-    /// The setting in `column` of `row`; `fallback` when NULL.
+    /// The setting in `column` of `row` (``SMSSettingColumn``); `fallback` when NULL.
     static func smsSetting<T: Decodable>(_ row: Row, _ column: String, default fallback: T) throws(StoreError) -> T {
-        guard let text = try row.get(column, as: String?.self) else { return fallback }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        let text = try row.get(column, as: String?.self)
+        do throws(ColumnCodingError) {
+            return try SMSSettingColumn.value(from: text, default: fallback)
         } catch {
-            throw .decoding(column: column, message: "\(error)")
+            throw .decoding(column: column, message: error.message)
         }
     }
 
-    /// Sorted keys; nil (SQL NULL) for the default.
+    /// ``SMSSettingColumn/text(_:isDefault:)``: sorted keys; nil (SQL NULL) for the default.
     static func smsSettingText<T: Encodable>(_ value: T, isDefault: Bool) throws(StoreError) -> String? {
-        guard !isDefault else { return nil }
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        do throws(ColumnCodingError) {
+            return try SMSSettingColumn.text(value, isDefault: isDefault)
         } catch {
-            throw .encoding(column: "sms settings", message: "\(error)")
+            throw .encoding(column: "sms settings", message: error.message)
         }
     }
 }

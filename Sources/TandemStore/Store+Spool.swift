@@ -1,4 +1,5 @@
 import TandemCore
+import TandemStoreSupport
 
 /// Recipient spools (migration 7): the drainer's reads. The writes travel with deliveries, in
 /// ``SQLiteDeliveryStore``'s transaction (``AcceptedRequest/spools`` and ``AcceptedRequest/spoolProgress``).
@@ -59,24 +60,14 @@ extension Store: RecipientSpoolStore {
         }
     }
 
-    /// The stored list's numbers `from..<from + limit` (or all from `from` with no limit), checking its length.
+    /// ``SpoolRecipientsColumn/recipients(_:total:from:limit:message:)``, its error as this store's.
     static func spooledRecipients(_ list: String, total: Int, from: Int, limit: Int?,
                                   message: String) throws(StoreError) -> [MSISDN] {
-        let fields = list.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-        guard fields.count == total, from >= 0, from <= total else {
-            throw .decoding(column: "message_spools.recipients",
-                            message: "message \(message): \(fields.count) numbers stored for a spool of \(total)")
+        do throws(ColumnCodingError) {
+            return try SpoolRecipientsColumn.recipients(list, total: total, from: from, limit: limit, message: message)
+        } catch {
+            throw .decoding(column: "message_spools.recipients", message: error.message)
         }
-        let end = limit.map { min(total, from + $0) } ?? total
-        var recipients: [MSISDN] = []
-        recipients.reserveCapacity(end - from)
-        for field in fields[from..<end] {
-            guard let text = String(field), let msisdn = MSISDN(text) else {
-                throw .decoding(column: "message_spools.recipients", message: "message \(message): a malformed number")
-            }
-            recipients.append(msisdn)
-        }
-        return recipients
     }
 }
 
@@ -86,7 +77,7 @@ extension SQLiteDeliveryStore {
         try db.run("""
             INSERT INTO message_spools (message_id, recipients, total, account_id)
             VALUES (?1, ?2, ?3, (SELECT coalesce(account_id, 0) FROM messages WHERE id = ?1))
-            """, [.integer(messageRow), .text(spool.recipients.map(\.e164).joined(separator: ",")),
+            """, [.integer(messageRow), .text(SpoolRecipientsColumn.text(spool.recipients)),
                   .integer(Int64(spool.recipients.count))])
     }
 

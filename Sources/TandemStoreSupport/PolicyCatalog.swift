@@ -6,9 +6,9 @@ import TandemCore
 /// the snapshot writer names a policy by number only if it is here, and snapshot readers resolve numbers here.
 ///
 /// Correct because a number enters the catalog only after the COMMIT that holds its row returned (``learn(_:)``,
-/// from a commit's completion) or when read from the table (``reload(on:)``), and rows are never deleted: every
-/// snapshot that names a number was written after that number's row committed, so whoever can read the snapshot
-/// can read the row. A reader that meets a number it does not know (a row another process committed, e.g. `tandem`
+/// from a commit's completion) or when read from the table (``learn(stored:)``, each backend's reload), and rows are
+/// never deleted: every snapshot that names a number was written after that number's row committed, so whoever can
+/// read the snapshot can read the row. A reader that meets a number it does not know (a row another process committed, e.g. `tandem`
 /// commands beside `tandem serve`) reloads the table and decodes again (each backend's `decode`).
 ///
 /// Shared by the store backends (package access); reading and writing the table is each backend's.
@@ -49,6 +49,22 @@ package final class PolicyCatalog: PolicyResolving {
                 if entries.numbers.count < Self.capacity || entries.numbers[policy] != nil { entries.numbers[policy] = number }
             }
         }
+    }
+
+    /// Learns the whole `policies` table as read (`id`, `body` rows): each backend's reload. A body that does not
+    /// decode fails the reload, naming its row, and nothing is learned.
+    package func learn(stored rows: [(number: Int64, body: String)]) throws(ColumnCodingError) {
+        let decoder = JSONDecoder()
+        var numbered: [(policy: Policy, number: Int64)] = []
+        numbered.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                numbered.append((try decoder.decode(Policy.self, from: Data(row.body.utf8)), row.number))
+            } catch {
+                throw ColumnCodingError(message: "policy #\(row.number): \(error)")
+            }
+        }
+        learn(numbered)
     }
 
     /// A decoder that resolves policy numbers through this catalog.
