@@ -48,7 +48,7 @@ public final class PostgresCluster: Sendable {
             try Self.run(bin + "/initdb", ["-D", directory + "/data", "-U", "tandem", "--auth=trust", "-E", "UTF8", "--no-locale",
                                       "--no-sync"])
             try Self.run(bin + "/pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start",
-                                      "-o", "-k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=200"])
+                                      "-o", "-k \(directory) -c listen_addresses='' -c fsync=off -c max_connections=1000"])
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(atPath: directory)
