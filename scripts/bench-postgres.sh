@@ -23,7 +23,7 @@ version=$(psql -h "$PG_HOST" -U tandem -d postgres -XAtq -c "SHOW server_version
 settings=$(psql -h "$PG_HOST" -U tandem -d postgres -XAtq -F ' ' -c \
   "SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'wal_level', 'full_page_writes')")
 echo "== PostgreSQL $version on this machine (Unix socket; $settings)"
-record postgres_conditions "PostgreSQL $version, same machine, Unix socket, $settings"
+record conditions "PostgreSQL $version, same machine, Unix socket, $settings"
 "$scripts/bench-gateway.sh" "$bin" "$work" "$healthz"
 echo
 "$scripts/bench-receipts.sh" "$bin" "$work" "$healthz"

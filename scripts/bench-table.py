@@ -310,7 +310,7 @@ def conditions():
         f"1': {value('scg_conditions')}",
         f"2: {value('bulk_conditions')}",
         f"3: {value('receipts_conditions')}",
-        f"1-PG..3-PG: the same loads; {value('postgres_conditions')}",
+        f"1-PG..3-PG: the same loads; {value('pg_conditions')}",
         f"4: tandem bench timers, wheel and heap in one process, the scheduler's pattern (ids row × 4 + kind, "
         f"background 48 h timers, each op schedules a 30 s timer and cancels the one 2,000 ops earlier, clock "
         f"advanced inside the loop, presized) at {value('timers_size')} pending",
