@@ -5,31 +5,11 @@ import TandemStore
 import TandemPostgres
 import TandemTestSupport
 
-/// What `TandemDatabase` holds of the ports this suite covers, and the store's lifecycle and administration: the
-/// contract tests reach both stores through it until `PGStore` conforms to `TandemDatabase` (which also needs the
-/// BWMI, cospace, myMSP and SCG ports).
-protocol DatabaseUnderTest: SenderDirectory, MessageLedger, DeviceRegistry, AppRegistry, PushCredentialsSource, IdempotencyKeys,
-    PushAddressRegistry, RecipientSpoolStore, PrefixBlockStore, MessageSearch {
-    var backend: DatabaseBackendName { get }
-    func isReachable() -> Bool
-    func schemaVersion() async throws -> Int
-    func setDisabled(account: ProductToken, _ disabled: Bool) async throws -> Bool
-    func replaceProductToken(_ account: ProductToken, with newToken: ProductToken) async throws -> Bool
-    func setWebhook(account: ProductToken, url: String?, format: WebhookFormat) async throws -> Bool
-    func deleteApp(key: AppKey) async throws -> AppDeletion
-    func queuedSpoolRecipients() async throws -> Int
-    func outboxBacklog() async throws -> Int
-    func purgeIdempotencyKeys(createdBefore cutoff: Timestamp) async throws -> Int
-}
-
-extension Store: DatabaseUnderTest {}
-extension PGStore: DatabaseUnderTest {}
-
 /// A fresh store of `backend` with two accounts, "Acme" and "Globex", and an app each ("Acme App" OTP, then
 /// "Globex App" Default) — after the fixture account every contract store has (`Backend.open()`).
 struct Directory {
     let store: any StoreUnderTest
-    let database: any DatabaseUnderTest
+    let database: any TandemDatabase
     let acme: Account
     let globex: Account
     let first: App
@@ -37,7 +17,7 @@ struct Directory {
 
     static func open(_ backend: Backend) async throws -> Directory {
         let store = try await backend.open()
-        let database = try #require(store.database as? any DatabaseUnderTest)
+        let database = try #require(store.database as? any TandemDatabase)
         let acme = Account(name: "Acme", productToken: ProductToken(try Fixture.guid(0xA1)), createdAt: 1)
         let globex = Account(name: "Globex", productToken: ProductToken(try Fixture.guid(0xA2)), createdAt: 2)
         try await database.insert(acme)

@@ -82,7 +82,7 @@ struct MyMSPContractTests {
             #expect(try await directory.mymspEvents(user: user.id, after: 2, limit: 1).map(\.msgno) == [3])
             #expect(try await store.scalar("SELECT origin || '/' || platform FROM registrations WHERE push_token = 'tok-1'") == "mymsp/iOS")
             #expect(try await store.scalar("SELECT origin || '/' || platform FROM registrations WHERE push_token = 'tok-2'") == "mymsp/Android")
-            let listing = try #require(store.database as? any MyMSPRecipientListing)
+            let listing = try #require(store.database as? any TandemDatabase)
             #expect(try await listing.mymspRecipients(app: PortFixture.app).map(\.provider) == [.apns, .fcm])
             #expect(try await listing.mymspRecipients(app: PortFixture.otherApp).isEmpty)
             #expect(try await directory.mymspReserveNumbers(100) == 5...104)  // notifications share the space

@@ -50,10 +50,3 @@ extension StoreUnderTest {
     }
 }
 
-/// `TandemDatabase.mymspRecipients(app:)`, which both stores have (`PGStore` does not serve every port yet).
-protocol MyMSPRecipientListing: Sendable {
-    func mymspRecipients(app: AppKey) async throws -> [MyMSPRecipient]
-}
-
-extension Store: MyMSPRecipientListing {}
-extension PGStore: MyMSPRecipientListing {}
