@@ -42,36 +42,30 @@ extension DeviceAPIService {
     /// ``DeviceRegistry/cachedRegistration(_:)``: SQLite always answers). When one is not, the checks go on in a
     /// task, waiting for the asynchronous read.
     public func receipt(_ request: Request, responder: Responder) {
-        let caller: Caller
         do throws(Refusal) {
-            guard let found = try authenticateWithoutWaiting(request) else {
-                Task {
-                    do throws(Refusal) {
-                        let caller = try await self.authenticate(request)
-                        self.submit(try self.checkReceipt(request, caller: caller, registration: try await self.device(request, caller: caller)),
-                                    responder: responder)
-                    } catch {
-                        responder.respond(error.response)
-                    }
-                }
-                return
-            }
-            caller = found
+            guard let caller = try authenticateWithoutWaiting(request) else { return checkInTask(request, caller: nil, responder: responder) }
             let id = try deviceID(request)
             guard let cached = try reading({ try registry.cachedRegistration(id) }) else {
-                Task {
-                    do throws(Refusal) {
-                        let registration = try await self.device(request, caller: caller)
-                        self.submit(try self.checkReceipt(request, caller: caller, registration: registration), responder: responder)
-                    } catch {
-                        responder.respond(error.response)
-                    }
-                }
-                return
+                return checkInTask(request, caller: caller, responder: responder)
             }
             submit(try checkReceipt(request, caller: caller, registration: try owned(cached, by: caller)), responder: responder)
         } catch {
             responder.respond(error.response)
+        }
+    }
+
+    /// The receipt's checks from where the synchronous ones stopped (`caller` nil: before the signature), in a task
+    /// that waits for the store's reads.
+    private func checkInTask(_ request: Request, caller: Caller?, responder: Responder) {
+        Task {
+            do throws(Refusal) {
+                let known: Caller
+                if let caller { known = caller } else { known = try await self.authenticate(request) }
+                self.submit(try self.checkReceipt(request, caller: known, registration: try await self.device(request, caller: known)),
+                            responder: responder)
+            } catch {
+                responder.respond(error.response)
+            }
         }
     }
 

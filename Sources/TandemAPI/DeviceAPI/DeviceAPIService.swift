@@ -94,11 +94,9 @@ public final class DeviceAPIService: Sendable {
 
     /// Signature, then `User-Agent`.
     func authenticate(_ request: Request) async throws(Refusal) -> Caller {
+        if let caller = try authenticateWithoutWaiting(request) { return caller }
         let current = now()
         let (credentials, key) = try presentedCredentials(request)
-        if let app = try reading({ try keyring.cachedApp(key, now: current) }) {
-            return try verify(request, credentials, app: app, now: current)
-        }
         return try verify(request, credentials, app: try await reading { try await keyring.app(key, now: current) }, now: current)
     }
 
