@@ -26,9 +26,9 @@ public enum PGOutcome: Sendable, Hashable {
 extension PGConnection {
     /// Runs `statements` in order as one pipeline ending in one Sync, and returns one outcome per statement.
     ///
-    /// Each statement runs as a prepared statement: prepared on this connection the first time its SQL is seen
-    /// (the Parse travels in the same pipeline) and reused afterwards, so a statement is planned once per
-    /// connection, not per call. After the first statement that fails, the server skips every later one up to
+    /// Each query or data-modifying statement runs as a prepared statement: prepared on this connection the first
+    /// time its SQL is seen (the Parse travels in the same pipeline) and reused afterwards, so it is planned once
+    /// per connection, not per call (`BEGIN`, `COMMIT`, and statements past ``preparedLimit`` run unprepared). After the first statement that fails, the server skips every later one up to
     /// the Sync (``PGOutcome/skipped``). Outside an explicit transaction the statements up to the Sync form one
     /// implicit transaction, so a failure undoes the statements before it too; inside one (`BEGIN` among the
     /// statements) the transaction is then failed, and only `ROLLBACK` (or `ROLLBACK TO SAVEPOINT`) is accepted.
@@ -62,20 +62,21 @@ extension PGConnection {
         commands.reserveCapacity(statements.count)
         for index in statements.indices {
             let statement = statements[index]
-            let name: String
-            if let known = prepared[statement.sql] {
-                name = known
-            } else {
-                preparedNames += 1
-                name = "tandem_\(preparedNames)"
-                guard PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), nil) == 1 else {
-                    throw lost(handle)
+            let sent: Int32
+            if let (name, isNew) = preparedName(for: statement.sql) {
+                if isNew {
+                    guard PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), nil) == 1 else {
+                        throw lost(handle)
+                    }
+                    commands.append(.prepare(sql: statement.sql))
                 }
-                prepared[statement.sql] = name
-                commands.append(.prepare(sql: statement.sql))
-            }
-            let sent = Self.withCStrings(statement.parameters) { values in
-                PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                sent = Self.withCStrings(statement.parameters) { values in
+                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                }
+            } else {
+                sent = Self.withCStrings(statement.parameters) { values in
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+                }
             }
             guard sent == 1 else { throw lost(handle) }
             commands.append(.execute(index: index))
@@ -105,7 +106,7 @@ extension PGConnection {
             switch command {
             case .prepare(let sql):
                 if case .done = outcome {} else {
-                    prepared[sql] = nil
+                    forgetPrepared(sql)
                     failedPreparation = outcome
                 }
             case .execute(let index):

@@ -56,12 +56,63 @@ public final class PGConnection {
         handle.map { Int(PQserverVersion($0)) } ?? 0
     }
 
+    /// At most this many statements are kept prepared per connection; a statement seen after that (a store
+    /// builds a few hundred texts at most, but an inbox filter is spelled per request) runs unprepared.
+    static let preparedLimit = 512
+
+    /// The name `sql` is prepared under on this connection, and whether it still has to be prepared (the caller
+    /// prepares it, and calls ``forgetPrepared(_:)`` when that failed); nil: run it unprepared (the cache is full,
+    /// or it is not a query or a data-modifying statement — `BEGIN`, DDL — whose plan is worth keeping).
+    func preparedName(for sql: String) -> (name: String, isNew: Bool)? {
+        if let known = prepared[sql] { return (known, false) }
+        guard prepared.count < Self.preparedLimit, Self.isPlannable(sql) else { return nil }
+        preparedNames += 1
+        let name = "tandem_\(preparedNames)"
+        prepared[sql] = name
+        return (name, true)
+    }
+
+    func forgetPrepared(_ sql: String) { prepared[sql] = nil }
+
+    private static func isPlannable(_ sql: String) -> Bool {
+        let head = sql.utf8.drop { $0 == 32 || $0 == 10 || $0 == 9 }.prefix(6)
+        let word = String(decoding: head, as: UTF8.self).uppercased()
+        return ["SELECT", "WITH", "INSERT", "UPDATE", "DELETE"].contains { word.hasPrefix($0) }
+    }
+
     /// Runs one statement with `$1…` parameters in text form (nil: NULL) and returns its rows as text.
+    ///
+    /// A query or data-modifying statement is prepared on this connection the first time its SQL is seen and
+    /// reused afterwards (parsed and planned once per connection, as in ``pipeline(_:deadline:)``, whose
+    /// prepared statements it shares).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws(PGError) -> PGResult {
         guard let handle else { throw .connection("the connection is closed") }
-        let result = Self.withCStrings(parameters) { values in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        var result: OpaquePointer?
+        if let (name, isNew) = preparedName(for: sql) {
+            if isNew {
+                guard let preparation = PQprepare(handle, name, sql, Int32(parameters.count), nil) else {
+                    forgetPrepared(sql)
+                    throw .client(Self.trimmed(PQerrorMessage(handle)))
+                }
+                defer { PQclear(preparation) }
+                switch PQresultStatus(preparation) {
+                case PGRES_COMMAND_OK: break
+                case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR:
+                    forgetPrepared(sql)
+                    throw Self.failure(preparation, on: handle)
+                default:
+                    forgetPrepared(sql)
+                    throw .client("unexpected result status \(String(cString: PQresStatus(PQresultStatus(preparation))))")
+                }
+            }
+            result = Self.withCStrings(parameters) { values in
+                PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            }
+        } else {
+            result = Self.withCStrings(parameters) { values in
+                PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            }
         }
         guard let result else { throw .client(Self.trimmed(PQerrorMessage(handle))) }
         defer { PQclear(result) }

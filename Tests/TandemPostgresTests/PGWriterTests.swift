@@ -19,6 +19,18 @@ struct PGWriterTests {
         PGWriter(configuration: configuration) { () throws(PGError) in try PGConnection(conninfo) }
     }
 
+    @Test("a connection keeps at most preparedLimit statements prepared; past it, statements still run, unprepared")
+    func preparedLimit() async throws {
+        let (db, _) = try await database()
+        for index in 0..<(PGConnection.preparedLimit + 20) {
+            #expect(try db.execute("SELECT \(index) + $1::int", ["1"]).scalar == String(index + 1))
+        }
+        #expect(db.prepared.count == PGConnection.preparedLimit)
+        let past = try db.pipeline([PGStatement("SELECT 'past the limit', $1::int", ["7"])])
+        #expect(past == [.done(try db.execute("SELECT 'past the limit', $1::int", ["7"]))])
+        #expect(db.prepared.count == PGConnection.preparedLimit)
+    }
+
     @Test("a pipeline runs prepared statements in one round trip; after a failure the rest is skipped; statements stay prepared")
     func pipeline() async throws {
         let (db, _) = try await database()
@@ -34,10 +46,16 @@ struct PGWriterTests {
         #expect(outcomes[3] == .skipped)
         // Outside an explicit transaction the pipeline up to its Sync is one implicit transaction: all undone.
         #expect(try db.execute("SELECT count(*) FROM t").scalar == "0")
-        #expect(db.prepared.count == 1)
+        // `execute` shares the connection's prepared statements: the insert, and now the count.
+        #expect(db.prepared.count == 2)
         let again = try db.pipeline([PGStatement(insert, ["4", "d"]), PGStatement("SELECT count(*) FROM t")])
         #expect(again.last == .done(try db.execute("SELECT count(*) FROM t")))
         #expect(db.prepared.count == 2 && db.preparedNames == 2)
+        // Transaction control and DDL run unprepared.
+        try db.execute("BEGIN")
+        try db.execute("CREATE TABLE u (id bigint)")
+        try db.execute("ROLLBACK")
+        #expect(db.prepared.count == 2)
         // A statement that cannot be prepared is not remembered as prepared.
         let broken = try db.pipeline([PGStatement("SELECT * FROM missing_table")])
         guard case .failed(.server(let state, _, _)) = broken[0] else { Issue.record("\(broken)"); return }
