@@ -4,12 +4,15 @@ import TandemStoreSupport
 
 /// The statements of one ``PGDeliveryStore`` commit, built on the caller's task: what SQLite's writer job does,
 /// as statements that need no answer from the ones before them (the writer sends the whole batch at once).
-/// Rows referring to a delivery inserted by the same commit find it through the insert's own statement (a
-/// data-modifying `WITH`) or through `currval` of the deliveries' key sequence right after it.
+/// Rows of one kind are one statement for the whole commit (a column per array: the server's work per row, not
+/// per statement, is what a busy writer pays). Rows referring to a delivery inserted by the same commit find it
+/// through the insert's own statement (a data-modifying `WITH`) or through `currval` of the deliveries' key
+/// sequence right after it.
 struct CommitPlan: Sendable {
     private(set) var statements: [PGStatement] = []
-    /// Where each new delivery's insert is in ``statements`` (its result is the key), in the order of the inserts.
-    private var deliveryStatements: [Int] = []
+    /// Where each new delivery's key is, in the order of the inserts: the statement that inserted it and the row
+    /// of that statement's result.
+    private var deliveryKeys: [(statement: Int, row: Int)] = []
     /// Where each spelled-out policy's upsert is (its result is the row's number), with the policy.
     private var policyStatements: [(index: Int, policy: Policy)] = []
     /// Where each BWMI acknowledgement's statement is (its result: the outcome and the live count).
@@ -49,24 +52,33 @@ struct CommitPlan: Sendable {
         var events = EventRows()
         var reports = ReportRows()
         var invalidations: [PGStatement] = []
-        var knownMessages: Set<GUID> = []
+        var messages = MessageRows()
+        for (record, _) in newRows { try messages.append(record.content, at: record.at) }
+        if !messages.isEmpty { statements.append(messages.statement) }
+        // New deliveries in runs of one statement each; a delivery with a report at routing (a rejected recipient,
+        // rare) ends its run, so that its report can name it as the delivery inserted last.
+        var run = NewDeliveryRows()
+        func endRun() {
+            guard !run.isEmpty else { return }
+            deliveryKeys += (0..<run.count).map { (statements.count, $0) }
+            statements.append(run.statement)
+            run = NewDeliveryRows()
+        }
         for (record, (columns, snapshot)) in newRows {
-            if knownMessages.insert(record.content.messageID).inserted {
-                statements.append(try Self.ensureMessage(record.content, at: record.at))
-            }
-            deliveryStatements.append(statements.count)
-            statements.append(Self.insertDelivery(record, columns: columns, snapshot: snapshot))
+            run.append(record, columns: columns, snapshot: snapshot)
             if record.effects.report != nil {
-                // The delivery just inserted, by its sequence: reports at routing are rare (a rejected recipient).
+                endRun()
                 var single = ReportRows()
                 single.append(record.effects, key: nil, delivery: record.delivery, at: record.at)
                 statements.append(single.statement(keyOfLastInsert: true))
             }
             invalidations += Self.invalidations(record.effects, delivery: record.delivery, at: record.at)
         }
+        endRun()
         var references: [String: (provider: String, reference: String, key: DeliveryKey, at: Timestamp)] = [:]
+        var updates = ChangedDeliveryRows()
         for (change, (columns, snapshot)) in changedRows {
-            statements.append(Self.updateDelivery(change.key, columns: columns, snapshot: snapshot, at: change.at))
+            updates.append(change.key, columns: columns, snapshot: snapshot, at: change.at)
             events.append(change.event, of: change.key, at: change.at)
             reports.append(change.effects, key: change.key, delivery: change.delivery, at: change.at)
             invalidations += Self.invalidations(change.effects, delivery: change.delivery, at: change.at)
@@ -77,6 +89,7 @@ struct CommitPlan: Sendable {
                 }
             }
         }
+        if !updates.isEmpty { statements.append(updates.statement) }
         if !events.isEmpty { statements.append(events.statement) }
         statements += invalidations
         if !reports.isEmpty { statements.append(reports.statement(keyOfLastInsert: false)) }
@@ -114,7 +127,10 @@ struct CommitPlan: Sendable {
 
     /// The new deliveries' keys, in the order of the inserts, from the committed results.
     func keys(from results: [PGResult]) -> [DeliveryKey] {
-        deliveryStatements.map { DeliveryKey(Int64(results[$0].scalar ?? "") ?? 0) }
+        deliveryKeys.map { place in
+            let rows = results[place.statement].rows
+            return DeliveryKey(place.row < rows.count ? Int64(rows[place.row][0] ?? "") ?? 0 : 0)
+        }
     }
 
     /// The spelled-out policies with the numbers of their rows, from the committed results.
@@ -140,16 +156,7 @@ struct CommitPlan: Sendable {
                   try presentationText(message.content), message.extra])
     }
 
-    /// The scheduler's `messages` row for a delivery: one already stored (by its request, or earlier) is kept as it is.
-    private static func ensureMessage(_ content: MessageContent, at: Timestamp) throws(PGError) -> PGStatement {
-        PGStatement("""
-            INSERT INTO messages (message_id, sender, body, reference, created_at, presentation) VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (message_id) DO NOTHING
-            """, [content.messageID.text, content.sender, content.body, content.reference, String(at.milliseconds),
-                  try presentationText(content)])
-    }
-
-    private static func presentationText(_ content: MessageContent) throws(PGError) -> String? {
+    static func presentationText(_ content: MessageContent) throws(PGError) -> String? {
         do {
             return try PresentationColumn.text(content.$presentation)
         } catch {
@@ -195,35 +202,6 @@ struct CommitPlan: Sendable {
                   "spool progress \(progress.before)..<\(progress.started) of message \(progress.messageID.text) does not continue the stored spool"])
     }
 
-    private static func insertDelivery(_ record: NewDeliveryRecord, columns: DeliveryColumns, snapshot: String) -> PGStatement {
-        let at = String(record.at.milliseconds)
-        return PGStatement("""
-            WITH inserted AS (
-                INSERT INTO deliveries (message_id, msisdn, state, status, channel, push_deadline, read_deadline, expires_at,
-                                        final, snapshot, push_withdrawn, pushed, created_at, updated_at)
-                VALUES ((SELECT id FROM messages WHERE message_id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
-                RETURNING id),
-            logged AS (INSERT INTO delivery_events (delivery_id, at, kind, detail) SELECT id, $13, $14, $15 FROM inserted)
-            SELECT id FROM inserted
-            """, [record.content.messageID.text, record.recipient.storedText, columns.state, columns.status, columns.channel,
-                  columns.pushDeadline.pgText, columns.readDeadline.pgText, columns.expiresAt.pgText, columns.final.pgText,
-                  snapshot, columns.pushWithdrawn.pgText, columns.pushed.pgText, at, record.event.logKind, record.event.logDetail])
-    }
-
-    /// Rewrites the snapshot and derived columns (all but `pushed`, fixed when the delivery is routed); a key with
-    /// no row fails the job with SQLSTATE 23503.
-    private static func updateDelivery(_ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp) -> PGStatement {
-        PGStatement("""
-            WITH changed AS (
-                UPDATE deliveries SET state = $1, status = $2, channel = $3, push_deadline = $4, read_deadline = $5,
-                    expires_at = $6, final = $7, snapshot = $8, push_withdrawn = $9, updated_at = $10
-                WHERE id = $11 RETURNING 1)
-            SELECT tandem_expect(count(*), 1, '23503', $12) FROM changed
-            """, [columns.state, columns.status, columns.channel, columns.pushDeadline.pgText, columns.readDeadline.pgText,
-                  columns.expiresAt.pgText, columns.final.pgText, snapshot, columns.pushWithdrawn.pgText,
-                  String(at.milliseconds), String(key.rawValue), "no delivery with key \(key)"])
-    }
-
     /// A BWMI acknowledgement riding with its read receipt (SQLite's `Store.acknowledgeBWMI` with `hybrid`, as one
     /// statement): the device's live row is acknowledged; with no row, one is inserted already acknowledged; a row
     /// acknowledged or expired before is left alone. Answers the outcome and the device's live count after it (the
@@ -260,6 +238,107 @@ struct CommitPlan: Sendable {
                 WHERE device_id = $2 AND push_token = $3 AND status <> 'Invalid'
                 """, [String(at.milliseconds), device.text, token.text])
         }
+    }
+}
+
+/// The scheduler's `messages` rows for new deliveries, one statement for all: a row already stored (by its
+/// request, or earlier) is kept as it is.
+struct MessageRows: Sendable {
+    private var seen: Set<GUID> = []
+    private var columns: [[String?]] = Array(repeating: [], count: 6)
+
+    var isEmpty: Bool { seen.isEmpty }
+
+    mutating func append(_ content: MessageContent, at: Timestamp) throws(PGError) {
+        guard seen.insert(content.messageID).inserted else { return }
+        let values: [String?] = [content.messageID.text, content.sender, content.body, content.reference,
+                                 String(at.milliseconds), try CommitPlan.presentationText(content)]
+        for (index, value) in values.enumerated() { columns[index].append(value) }
+    }
+
+    var statement: PGStatement {
+        PGStatement("""
+            INSERT INTO messages (message_id, sender, body, reference, created_at, presentation)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::json[])
+            ON CONFLICT (message_id) DO NOTHING
+            """, columns.map { PGArray.literal($0) })
+    }
+}
+
+/// New deliveries with their first event, one statement for all. The keys are drawn from the table's sequence
+/// in the order of the rows, and the statement answers them in that order.
+struct NewDeliveryRows: Sendable {
+    private var columns: [[String?]] = Array(repeating: [], count: 15)
+
+    var isEmpty: Bool { columns[0].isEmpty }
+    var count: Int { columns[0].count }
+
+    mutating func append(_ record: NewDeliveryRecord, columns delivery: DeliveryColumns, snapshot: String) {
+        let values: [String?] = [record.content.messageID.text, record.recipient.storedText, delivery.state, delivery.status,
+                                 delivery.channel, delivery.pushDeadline.pgText, delivery.readDeadline.pgText,
+                                 delivery.expiresAt.pgText, delivery.final.pgText, snapshot, delivery.pushWithdrawn.pgText,
+                                 delivery.pushed.pgText, String(record.at.milliseconds), record.event.logKind,
+                                 record.event.logDetail]
+        for (index, value) in values.enumerated() { columns[index].append(value) }
+    }
+
+    /// A row whose message is not stored inserts no delivery but still its event, which then fails the statement
+    /// (the event's foreign key): the job fails, as SQLite's NOT NULL on `message_id` makes it fail.
+    var statement: PGStatement {
+        PGStatement("""
+            WITH r AS MATERIALIZED (
+                SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id, r.*
+                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+                            $8::bigint[], $9::boolean[], $10::text[], $11::boolean[], $12::boolean[], $13::bigint[],
+                            $14::text[], $15::text[]) WITH ORDINALITY
+                    AS r(message, msisdn, state, status, channel, push_deadline, read_deadline, expires_at, final,
+                         snapshot, push_withdrawn, pushed, at, kind, detail, seq)),
+            inserted AS (
+                INSERT INTO deliveries (id, message_id, msisdn, state, status, channel, push_deadline, read_deadline,
+                                        expires_at, final, snapshot, push_withdrawn, pushed, created_at, updated_at)
+                SELECT r.id, m.id, r.msisdn, r.state, r.status, r.channel, r.push_deadline, r.read_deadline, r.expires_at,
+                       r.final, r.snapshot, r.push_withdrawn, r.pushed, r.at, r.at
+                FROM r JOIN messages m ON m.message_id = r.message),
+            logged AS (INSERT INTO delivery_events (delivery_id, at, kind, detail) SELECT id, at, kind, detail FROM r)
+            SELECT id FROM r ORDER BY seq
+            """, columns.map { PGArray.literal($0) })
+    }
+}
+
+/// Changed deliveries, one statement for all: the snapshot and derived columns rewritten (all but `pushed`, fixed
+/// when the delivery is routed). A delivery changed twice in one commit is written once, as it was last. A key
+/// with no row fails the job with SQLSTATE 23503, naming the first such key.
+struct ChangedDeliveryRows: Sendable {
+    private var rows: [Int64: [String?]] = [:]
+    private var order: [Int64] = []
+
+    var isEmpty: Bool { order.isEmpty }
+
+    mutating func append(_ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp) {
+        if rows[key.rawValue] == nil { order.append(key.rawValue) }
+        rows[key.rawValue] = [String(key.rawValue), columns.state, columns.status, columns.channel,
+                              columns.pushDeadline.pgText, columns.readDeadline.pgText, columns.expiresAt.pgText,
+                              columns.final.pgText, snapshot, columns.pushWithdrawn.pgText, String(at.milliseconds)]
+    }
+
+    var statement: PGStatement {
+        let values = order.map { rows[$0]! }
+        return PGStatement("""
+            WITH u AS (
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
+                                     $7::bigint[], $8::boolean[], $9::text[], $10::boolean[], $11::bigint[])
+                    AS u(id, state, status, channel, push_deadline, read_deadline, expires_at, final, snapshot,
+                         push_withdrawn, updated_at)),
+            changed AS (
+                UPDATE deliveries d SET state = u.state, status = u.status, channel = u.channel,
+                    push_deadline = u.push_deadline, read_deadline = u.read_deadline, expires_at = u.expires_at,
+                    final = u.final, snapshot = u.snapshot, push_withdrawn = u.push_withdrawn, updated_at = u.updated_at
+                FROM u WHERE d.id = u.id RETURNING d.id)
+            SELECT CASE WHEN count(*) = $12 THEN count(*)
+                        ELSE tandem_expect(count(*), $12, '23503', 'no delivery with key '
+                            || (SELECT min(u.id) FROM u WHERE u.id NOT IN (SELECT id FROM changed))) END
+            FROM changed
+            """, (0..<11).map { column in PGArray.literal(values.lazy.map { $0[column] }) } + [String(order.count)])
     }
 }
 

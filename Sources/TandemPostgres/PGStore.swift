@@ -20,7 +20,18 @@ public final class PGStore: Sendable {
     private init(target: PGConnectionTarget, readers: Int, writer configuration: PGWriter.Configuration) {
         self.target = target
         let connect: @Sendable () throws(PGError) -> PGConnection = { () throws(PGError) -> PGConnection in try PGConnection(target) }
-        writer = PGWriter(configuration: configuration, connect: connect)
+        writer = PGWriter(configuration: configuration) { () throws(PGError) -> PGConnection in
+            let connection = try PGConnection(target)
+            // Every statement the writer runs finds its rows by key, also those that join a commit's rows (sent as
+            // arrays) to the stored ones. Its statements are prepared once and their plans kept: a plan made
+            // while a table was still small (a fresh database under load grows faster than autovacuum analyzes
+            // it) would join it by hashing the whole table, and keep doing so as it grows. Index lookups in nested
+            // loops are what these statements need at any size.
+            try connection.execute("SET enable_hashjoin = off")
+            try connection.execute("SET enable_mergejoin = off")
+            try connection.execute("SET enable_seqscan = off")
+            return connection
+        }
         self.readers = PGReaderPool(size: readers, connect: connect)
     }
 
@@ -131,19 +142,22 @@ extension Bool {
 enum PGArray {
     /// `{"a","b",NULL}`: every element quoted, `"` and `\` escaped; nil → NULL.
     static func literal(_ values: some Sequence<String?>) -> String {
-        var text = "{"
+        var text: [UInt8] = [UInt8(ascii: "{")]
         var first = true
         for value in values {
-            if !first { text += "," }
+            if !first { text.append(UInt8(ascii: ",")) }
             first = false
-            guard let value else { text += "NULL"; continue }
-            text += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { text += "\\" }
-                text.unicodeScalars.append(character)
+            guard var value else { text += "NULL".utf8; continue }
+            text.append(UInt8(ascii: "\""))
+            value.withUTF8 { bytes in
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+                    text.append(byte)
+                }
             }
-            text += "\""
+            text.append(UInt8(ascii: "\""))
         }
-        return text + "}"
+        text.append(UInt8(ascii: "}"))
+        return String(decoding: text, as: UTF8.self)
     }
 }
