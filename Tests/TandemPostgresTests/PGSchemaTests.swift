@@ -33,7 +33,7 @@ struct PGSchemaTests {
     @Test("every table and column of a fresh SQLite database, and nothing else, exists on PostgreSQL")
     func sideBySide() async throws {
         let db = try await database()
-        #expect(try PGSchema.migrate(db) == [1])
+        #expect(try PGSchema.migrate(db) == PGSchema.migrations.map(\.version))
         var tables: [String: Set<String>] = [:]
         for row in try db.execute("""
             SELECT table_name, column_name FROM information_schema.columns
@@ -51,8 +51,10 @@ struct PGSchemaTests {
     @Test("migrating twice applies nothing; a newer schema is refused; the triggers do what SQLite's do")
     func versionsAndTriggers() async throws {
         let db = try await database()
-        #expect(try PGSchema.migrate(db) == [1])
+        #expect(try PGSchema.migrate(db) == PGSchema.migrations.map(\.version))
         #expect(try PGSchema.migrate(db) == [])
+        #expect(try db.execute("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'deliveries'").scalar
+                == "fillfactor=70")
         // The append-only event log and the myMSP triggers.
         try db.execute("INSERT INTO accounts (name, product_token, created_at) VALUES ('a', 't', 1)")
         try db.execute("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'p', 'k', 's', 1)")
