@@ -363,9 +363,10 @@ struct EventRows: Sendable {
     }
 }
 
-/// Final status reports, queued in the outbox for accounts with a webhook — the members SQLite's reports have.
+/// Final status reports, queued in the outbox for accounts with a webhook: the outcome's JSON, built in Swift
+/// (``StatusReportOutcome/storedText``); the relay reads the rest of the report from the stored delivery.
 struct ReportRows: Sendable {
-    private var columns: [[String?]] = Array(repeating: [], count: 8)
+    private var columns: [[String?]] = Array(repeating: [], count: 3)
 
     var isEmpty: Bool { columns[0].isEmpty }
 
@@ -373,28 +374,19 @@ struct ReportRows: Sendable {
     /// if it has one.
     mutating func append(_ effects: PersistedEffects, key: DeliveryKey?, delivery: Delivery, at: Timestamp) {
         guard let status = effects.report else { return }
-        let cause = delivery.smsCause
-        let values: [String?] = [key.map { String($0.rawValue) } ?? "0", status.wireName, String(at.milliseconds),
-                                 delivery.resolution?.rawValue, delivery.resolution?.channel?.wireName,
-                                 (cause?.isFallback == true).pgText, cause?.rawValue, delivery.rejectReason?.rawValue]
-        for (index, value) in values.enumerated() { columns[index].append(value) }
+        let outcome = StatusReportOutcome(status: status, at: at, delivery: delivery)
+        columns[0].append(key.map { String($0.rawValue) } ?? "0")
+        columns[1].append(String(at.milliseconds))
+        columns[2].append(outcome.storedText)
     }
 
     /// One statement for every row; `keyOfLastInsert`: the delivery is the one this session inserted last.
     func statement(keyOfLastInsert: Bool) -> PGStatement {
         let delivery = keyOfLastInsert ? "currval(pg_get_serial_sequence('deliveries', 'id'))" : "r.delivery"
         return PGStatement("""
-            WITH r AS (
-                SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::boolean[], $7::text[],
-                                     $8::text[]) WITH ORDINALITY
-                    AS r(delivery, status, at, resolution, channel, fallback, sms_cause, reject_reason, seq))
+            WITH r AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS r(delivery, at, payload, seq))
             INSERT INTO outbox (delivery_id, url, format, payload, next_attempt_at, created_at)
-            SELECT d.id, a.webhook_url, a.webhook_format,
-                   json_build_object('at', r.at, 'acceptedAt', d.created_at, 'deliveryKey', d.id, 'messageID', m.message_id,
-                                     'msisdn', d.msisdn, 'reference', m.reference, 'status', r.status,
-                                     'resolution', r.resolution, 'channel', r.channel, 'fallback', r.fallback,
-                                     'smsCause', r.sms_cause, 'rejectReason', r.reject_reason)::text,
-                   r.at, r.at
+            SELECT d.id, a.webhook_url, a.webhook_format, r.payload, r.at, r.at
             FROM r JOIN deliveries d ON d.id = \(delivery) JOIN messages m ON m.id = d.message_id
             JOIN accounts a ON a.id = m.account_id
             WHERE a.webhook_url IS NOT NULL

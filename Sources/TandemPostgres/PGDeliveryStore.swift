@@ -14,7 +14,7 @@ import TandemStoreSupport
 ///
 /// The rows are SQLite's, value for value: the same snapshot text (``SnapshotWriter``), derived columns
 /// (``DeliveryColumns``), event log and provider references; status reports are queued for accounts with a
-/// webhook, with the same JSON members (PostgreSQL's `json_build_object` spacing).
+/// webhook, with the same payload (``StatusReportOutcome``).
 public final class PGDeliveryStore: DeliveryStore {
     public let store: PGStore
     private let snapshots: SnapshotWriter

@@ -15,19 +15,21 @@ public final class PGOutbox: OutboxStore {
     public func dueReports(now: Timestamp, limit: Int) async throws -> [OutboxItem] {
         let rows = try await store.read { db throws(PGError) in
             try db.execute("""
-                SELECT id, url, format, kind, payload, attempts, created_at FROM outbox
-                WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= $1
-                  AND (kind = 'statusReport' OR NOT EXISTS (
-                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = outbox.url
-                        AND earlier.id < outbox.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
-                ORDER BY next_attempt_at, id LIMIT $2
+                SELECT \(OutboxPayload.selectColumns) FROM outbox o \(OutboxPayload.joins)
+                WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1
+                  AND (o.kind = 'statusReport' OR NOT EXISTS (
+                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = o.url
+                        AND earlier.id < o.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
+                ORDER BY o.next_attempt_at, o.id LIMIT $2
                 """, [String(now.milliseconds), String(limit)]).rows
         }
         return try rows.map { row in
             let id = Int64(row[0] ?? "") ?? 0
             let content: OutboxItem.Content
             do throws(ColumnCodingError) {
-                content = try OutboxPayload.content(kind: row[3] ?? "", payload: row[4] ?? "")
+                let stored = OutboxPayload.stored(deliveryKey: row[7].flatMap { Int64($0) }, acceptedAt: row[8].flatMap { Int64($0) },
+                                                  messageID: row[9], msisdn: row[10], reference: row[11])
+                content = try OutboxPayload.content(kind: row[3] ?? "", payload: row[4] ?? "", stored: stored)
             } catch {
                 throw PGError.client("outbox report \(id): \(error.message)")
             }

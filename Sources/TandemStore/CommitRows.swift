@@ -30,8 +30,8 @@ final class CommitRows: @unchecked Sendable {
     private(set) var updates: [Update] = []
     /// `delivery_events` rows, in order (``SQLiteDeliveryStore/eventColumns`` values each).
     private(set) var events: [SQLValue] = []
-    /// Outbox report rows, in order (``SQLiteDeliveryStore/reportColumns`` values each).
-    private(set) var reports: [SQLValue] = []
+    /// Final status reports to queue, in order.
+    private(set) var reports: [SQLiteDeliveryStore.Report] = []
     /// `provider_refs` rows (provider, reference, delivery, at).
     private(set) var references: [SQLValue] = []
     /// Registrations to mark `Invalid`, with the token their push went to.
@@ -66,8 +66,8 @@ final class CommitRows: @unchecked Sendable {
         for change in changes {
             updates.append(Update(key: change.key, at: change.at, columns: try DeliveryColumns(change.delivery, into: self)))
             SQLiteDeliveryStore.appendEventValues(change.event, of: change.key, at: change.at, to: &events)
-            SQLiteDeliveryStore.appendReportValues(change.effects, of: change.key, delivery: change.delivery, at: change.at,
-                                                   to: &reports)
+            SQLiteDeliveryStore.appendReport(change.effects, of: change.key, delivery: change.delivery, at: change.at,
+                                             to: &reports)
             SQLiteDeliveryStore.appendInvalidations(change.effects, delivery: change.delivery, at: change.at, to: &invalidations)
             if case .smsSubmitted(let submission) = change.event {
                 for reference in submission.references {

@@ -41,7 +41,7 @@ extension SQLiteDeliveryStore {
         // (built here, once their keys are known), then the changed ones' (built by the caller).
         var events: [SQLValue] = []
         events.reserveCapacity(inserts.count * eventColumns)
-        var reports: [SQLValue] = []
+        var reports: [Report] = []
         var invalidations: [Invalidation] = []
         var bindings: [SQLValue] = []
         bindings.reserveCapacity(14)
@@ -50,7 +50,7 @@ extension SQLiteDeliveryStore {
             let key = try insertDelivery(messageRow: messageRow, recipient: record.recipient, columns: columns,
                                          snapshot: rows.snapshot(columns.snapshot), at: record.at, bindings: &bindings, on: db)
             appendEventValues(record.event, of: key, at: record.at, to: &events)
-            appendReportValues(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
+            appendReport(record.effects, of: key, delivery: record.delivery, at: record.at, to: &reports)
             appendInvalidations(record.effects, delivery: record.delivery, at: record.at, to: &invalidations)
             written.keys.append(key)
         }
@@ -65,8 +65,8 @@ extension SQLiteDeliveryStore {
         // ORDER BY each time it runs (~0.7 µs per final delivery), so without any webhook it does not run.
         if !(reports.isEmpty && rows.reports.isEmpty),
            try db.scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL)", as: Bool.self) == true {
-            try runChunked(columns: Self.reportColumns, reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
-            try runChunked(columns: Self.reportColumns, rows.reports, on: db, StatusReportPayload.outboxInsertSQL(values:))
+            try runChunked(columns: Self.reportColumns, Self.reportValues(reports), on: db, Self.outboxInsertSQL(values:))
+            try runChunked(columns: Self.reportColumns, Self.reportValues(rows.reports), on: db, Self.outboxInsertSQL(values:))
         }
         // One row per SMS part, so a report can be matched to its delivery even after it is final. An id the
         // provider hands out again points at the newest delivery.
@@ -219,8 +219,22 @@ extension SQLiteDeliveryStore {
         }
     }
 
-    /// Values per report row of ``StatusReportPayload/outboxInsertSQL(values:)``.
-    static let reportColumns = 9
+    /// Values per report row of ``outboxInsertSQL(values:)``.
+    static let reportColumns = 4
+
+    /// Queues reports, given as `values` — a `VALUES` list of rows (order, delivery key, when, payload) — in their
+    /// order, each only when its delivery's account has a webhook, whose URL and format it takes. Due at once.
+    static func outboxInsertSQL(values: String) -> String {
+        """
+        WITH r(seq, delivery, at, payload) AS (\(values))
+        INSERT INTO outbox (delivery_id, url, format, payload, next_attempt_at, created_at)
+        SELECT d.id, a.webhook_url, a.webhook_format, r.payload, r.at, r.at
+        FROM r JOIN deliveries d ON d.id = r.delivery JOIN messages m ON m.id = d.message_id
+        JOIN accounts a ON a.id = m.account_id
+        WHERE a.webhook_url IS NOT NULL
+        ORDER BY r.seq
+        """
+    }
 
     /// A registration to mark `Invalid` — only while the install still has the token the push went to: one that
     /// sent a new token since (the app's PUT) is not declared dead by an answer about the old one.
@@ -230,22 +244,31 @@ extension SQLiteDeliveryStore {
         let at: Timestamp
     }
 
-    /// Appends the report rows of `effects` (queued at the end of the job, only for accounts with a webhook),
-    /// numbered in order from the rows already in `reports`.
-    static func appendReportValues(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
-                                   to reports: inout [SQLValue]) {
+    /// A final status report to queue with its delivery: the outcome's JSON (``StatusReportOutcome/storedText``)
+    /// is written only when some account has a webhook.
+    struct Report: Sendable {
+        let key: DeliveryKey
+        let outcome: StatusReportOutcome
+    }
+
+    /// Appends the report of `effects`, if it has one.
+    static func appendReport(_ effects: PersistedEffects, of key: DeliveryKey, delivery: Delivery, at: Timestamp,
+                             to reports: inout [Report]) {
         guard let status = effects.report else { return }
-        let cause = delivery.smsCause
-        // One value at a time: appending an array literal would allocate the literal first.
-        reports.append(.integer(Int64(reports.count / reportColumns)))
-        reports.append(.integer(key.rawValue))
-        reports.append(.text(status.wireName))
-        reports.append(.integer(at.milliseconds))
-        reports.append(delivery.resolution?.rawValue.sqlValue ?? .null)
-        reports.append(delivery.resolution?.channel?.wireName.sqlValue ?? .null)
-        reports.append(.integer(cause?.isFallback == true ? 1 : 0))
-        reports.append(cause?.rawValue.sqlValue ?? .null)
-        reports.append(delivery.rejectReason?.rawValue.sqlValue ?? .null)
+        reports.append(Report(key: key, outcome: StatusReportOutcome(status: status, at: at, delivery: delivery)))
+    }
+
+    /// `reports` as rows of ``outboxInsertSQL(values:)``, numbered in order.
+    static func reportValues(_ reports: [Report]) -> [SQLValue] {
+        var values: [SQLValue] = []
+        values.reserveCapacity(reports.count * reportColumns)
+        for (order, report) in reports.enumerated() {
+            values.append(.integer(Int64(order)))
+            values.append(.integer(report.key.rawValue))
+            values.append(.integer(report.outcome.at.milliseconds))
+            values.append(.text(report.outcome.storedText))
+        }
+        return values
     }
 
     /// Appends the installs `effects` invalidates, each with the token `delivery`'s push went to.

@@ -17,27 +17,31 @@ public final class SQLiteOutbox: OutboxStore {
     public func dueReports(now: Timestamp, limit: Int) async throws(StoreError) -> [OutboxItem] {
         let rows = try store.read { (db: Connection) throws(StoreError) -> [Row] in
             try db.query("""
-                SELECT id, url, format, kind, payload, attempts, created_at FROM outbox
-                WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?
-                  AND (kind = 'statusReport' OR NOT EXISTS (
-                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = outbox.url
-                        AND earlier.id < outbox.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
-                ORDER BY next_attempt_at, id LIMIT ?
+                SELECT \(OutboxPayload.selectColumns) FROM outbox o \(OutboxPayload.joins)
+                WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= ?
+                  AND (o.kind = 'statusReport' OR NOT EXISTS (
+                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = o.url
+                        AND earlier.id < o.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
+                ORDER BY o.next_attempt_at, o.id LIMIT ?
                 """, [.integer(now.milliseconds), .integer(Int64(limit))])
         }
         return try rows.map { (row) throws(StoreError) -> OutboxItem in
-            let id = try row.get("id", as: Int64.self)
+            // By position: the joined delivery's columns repeat the outbox row's names.
+            let id = try row.get(0, as: Int64.self)
             let content: OutboxItem.Content
-            let (kind, payload) = (try row.get("kind", as: String.self), try row.get("payload", as: String.self))
+            let (kind, payload) = (try row.get(3, as: String.self), try row.get(4, as: String.self))
+            let stored = OutboxPayload.stored(deliveryKey: try row.get(7, as: Int64?.self), acceptedAt: try row.get(8, as: Int64?.self),
+                                              messageID: try row.get(9, as: String?.self), msisdn: try row.get(10, as: String?.self),
+                                              reference: try row.get(11, as: String?.self))
             do throws(ColumnCodingError) {
-                content = try OutboxPayload.content(kind: kind, payload: payload)
+                content = try OutboxPayload.content(kind: kind, payload: payload, stored: stored)
             } catch {
                 throw .decoding(column: "outbox.payload", message: "report \(id): \(error.message)")
             }
-            return OutboxItem(id: id, url: try row.get("url", as: String.self),
-                              format: WebhookFormat(rawValue: try row.get("format", as: String.self)) ?? .json,
-                              content: content, attempts: Int(try row.get("attempts", as: Int64.self)),
-                              createdAt: Timestamp(milliseconds: try row.get("created_at", as: Int64.self)))
+            return OutboxItem(id: id, url: try row.get(1, as: String.self),
+                              format: WebhookFormat(rawValue: try row.get(2, as: String.self)) ?? .json,
+                              content: content, attempts: Int(try row.get(5, as: Int64.self)),
+                              createdAt: Timestamp(milliseconds: try row.get(6, as: Int64.self)))
         }
     }
 

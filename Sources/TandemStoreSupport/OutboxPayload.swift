@@ -1,15 +1,34 @@
 import Foundation
 import TandemCore
 
-/// `outbox.payload` read back, by `outbox.kind`: a status report's JSON, or a myMSP event as the database's trigger
-/// wrote it (package access: both backends store the same payloads).
+/// `outbox.payload` read back, by `outbox.kind`: a status report's outcome with the values of its delivery read
+/// with the row (``StatusReportPayload/init(payload:stored:)``), or a myMSP event as the database's trigger wrote
+/// it (package access: both backends store the same payloads and read the same columns, ``selectColumns``).
 package enum OutboxPayload {
-    package static func content(kind: String, payload: String) throws(ColumnCodingError) -> OutboxItem.Content {
+    /// The columns a due-report query selects, in this order, from `outbox o` left-joined to its delivery `d` and
+    /// that delivery's message `m`: the row's own, then what a status report takes from the stored delivery.
+    package static let selectColumns = """
+        o.id, o.url, o.format, o.kind, o.payload, o.attempts, o.created_at, d.id, d.created_at, m.message_id, d.msisdn,
+        m.reference
+        """
+    /// The joins ``selectColumns`` reads through.
+    package static let joins = "LEFT JOIN deliveries d ON d.id = o.delivery_id LEFT JOIN messages m ON m.id = d.message_id"
+
+    /// The values of columns 7–11 of ``selectColumns`` (nil when the row names no stored delivery).
+    package static func stored(deliveryKey: Int64?, acceptedAt: Int64?, messageID: String?, msisdn: String?,
+                               reference: String?) -> StoredReportValues? {
+        guard let deliveryKey, let acceptedAt, let messageID = messageID.flatMap(GUID.init), let msisdn else { return nil }
+        return StoredReportValues(deliveryKey: DeliveryKey(deliveryKey), acceptedAt: Timestamp(milliseconds: acceptedAt),
+                                  messageID: messageID, msisdn: msisdn, reference: reference)
+    }
+
+    package static func content(kind: String, payload: String,
+                                stored: StoredReportValues?) throws(ColumnCodingError) -> OutboxItem.Content {
         do {
             if kind == "mymspEvent" {
                 return .mymspEvent(try JSONDecoder().decode(StoredMyMSPEvent.self, from: Data(payload.utf8)).event)
             }
-            return .statusReport(try JSONDecoder().decode(StatusReportPayload.self, from: Data(payload.utf8)))
+            return .statusReport(try StatusReportPayload(payload: payload, stored: stored))
         } catch let error as ColumnCodingError {
             throw error
         } catch {

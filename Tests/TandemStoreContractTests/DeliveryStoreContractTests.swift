@@ -46,12 +46,13 @@ struct DeliveryStoreContractTests {
         #expect(try await store.deliveries.loadInFlight().isEmpty)
         #expect(try await store.deliveries.inFlightKeys() == nil)
         #expect(try await store.count("delivery_events") == 3)
-        let payloads = try await store.outboxPayloads()
-        #expect(payloads.count == 1)
-        let payload = try JSONDecoder().decode(StatusReportPayload.self, from: Data((payloads.first ?? "").utf8))
-        #expect(payload == StatusReportPayload(at: t2, acceptedAt: Fixture.t0, deliveryKey: key, messageID: try Fixture.guid(1),
-                                               msisdn: record.recipient.storedText, reference: "order-42", status: .read,
-                                               resolution: "readByPush", channel: .push))
+        #expect(try await store.outboxPayloads().count == 1)
+        // The relay's read: the outcome queued by the commit, with what is stored of the delivery and its message.
+        let due = try await store.outbox.dueReports(now: t2, limit: 10)
+        #expect(due.map(\.content) == [.statusReport(StatusReportPayload(
+            at: t2, acceptedAt: Fixture.t0, deliveryKey: key, messageID: try Fixture.guid(1), msisdn: record.recipient.storedText,
+            reference: "order-42", status: .read, resolution: "readByPush", channel: .push))])
+        #expect(due.map(\.url) == [Fixture.webhookURL])
         await store.close()
     }
 

@@ -1,7 +1,9 @@
-/// The JSON `payload` of an `outbox` row holding a final status report, as ``SQLiteDeliveryStore``
-/// writes it (SQLite's `json_object`) and the webhook relay decodes it to build the sender's report.
-///
-/// Not guaranteed: a particular key order or whitespace — decode it, do not compare text.
+import Foundation
+
+/// A final status report for the sender's webhook, as the relay reads it from the `outbox`: how the delivery
+/// ended (``StatusReportOutcome``, the row's JSON `payload`, built in Swift when the delivery became final)
+/// with what is stored of the delivery and its message (``StoredReportValues``, read with the row) — assembled
+/// by ``init(payload:stored:)``. Rows queued by earlier versions hold every member in their payload.
 public struct StatusReportPayload: Sendable, Hashable, Codable {
     /// When the status became final (unix milliseconds).
     public var at: Timestamp
@@ -40,5 +42,114 @@ public struct StatusReportPayload: Sendable, Hashable, Codable {
         self.fallback = fallback
         self.smsCause = smsCause
         self.rejectReason = rejectReason
+    }
+}
+
+extension StatusReportPayload {
+    /// The report of an outbox row: its `payload` (a ``StatusReportOutcome``'s ``StatusReportOutcome/storedText``,
+    /// or a whole report as earlier versions queued it) with `stored`, the values of its delivery and message.
+    public init(payload: String, stored: StoredReportValues?) throws {
+        let decoded = try JSONDecoder().decode(Members.self, from: Data(payload.utf8))
+        guard let status = decoded.status else { throw Self.missing("status") }
+        guard let at = decoded.at else { throw Self.missing("at") }
+        guard let acceptedAt = decoded.acceptedAt ?? stored?.acceptedAt,
+              let deliveryKey = decoded.deliveryKey ?? stored?.deliveryKey,
+              let messageID = decoded.messageID ?? stored?.messageID,
+              let msisdn = decoded.msisdn ?? stored?.msisdn else {
+            throw Self.missing("its delivery (the outbox row names none that is stored)")
+        }
+        self.init(at: at, acceptedAt: acceptedAt, deliveryKey: deliveryKey, messageID: messageID, msisdn: msisdn,
+                  reference: decoded.messageID == nil ? stored?.reference : decoded.reference, status: status,
+                  resolution: decoded.resolution, channel: decoded.channel, fallback: decoded.fallback ?? false,
+                  smsCause: decoded.smsCause, rejectReason: decoded.rejectReason)
+    }
+
+    private static func missing(_ what: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: [], debugDescription: "a status report without \(what)"))
+    }
+
+    /// Every member optional: a payload holds the outcome's, or (queued by an earlier version) all of them.
+    private struct Members: Decodable {
+        var at: Timestamp?
+        var acceptedAt: Timestamp?
+        var deliveryKey: DeliveryKey?
+        var messageID: GUID?
+        var msisdn: String?
+        var reference: String?
+        var status: DeliveryStatus?
+        var resolution: String?
+        var channel: Channel?
+        var fallback: Bool?
+        var smsCause: String?
+        var rejectReason: String?
+    }
+}
+
+/// What a status report takes from the stored delivery and message, read with its outbox row.
+public struct StoredReportValues: Sendable, Hashable {
+    public var deliveryKey: DeliveryKey
+    /// When the delivery was accepted (`deliveries.created_at`).
+    public var acceptedAt: Timestamp
+    public var messageID: GUID
+    /// The recipient as stored (`deliveries.msisdn`).
+    public var msisdn: String
+    public var reference: String?
+
+    public init(deliveryKey: DeliveryKey, acceptedAt: Timestamp, messageID: GUID, msisdn: String, reference: String?) {
+        self.deliveryKey = deliveryKey
+        self.acceptedAt = acceptedAt
+        self.messageID = messageID
+        self.msisdn = msisdn
+        self.reference = reference
+    }
+}
+
+/// How a delivery ended, as its status report tells it: written by the store into the outbox row's JSON
+/// `payload` in the commit that makes the delivery final (the rest of the report is read from the stored
+/// delivery when the relay sends it).
+public struct StatusReportOutcome: Sendable, Hashable {
+    public var at: Timestamp
+    public var status: DeliveryStatus
+    /// How the delivery ended (``Resolution``'s raw value).
+    public var resolution: String?
+    /// The channel the outcome came through, if any.
+    public var channel: Channel?
+    /// Whether the SMS was a fallback from an attempted push.
+    public var fallback: Bool
+    /// Why the delivery went to SMS (``SMSCause``'s raw value), if it did.
+    public var smsCause: String?
+    /// Why no channel could take it, for a rejected delivery (``RejectReason``'s raw value).
+    public var rejectReason: String?
+
+    /// `delivery` reaching its final `status` at `at`.
+    public init(status: DeliveryStatus, at: Timestamp, delivery: Delivery) {
+        let cause = delivery.smsCause
+        self.at = at
+        self.status = status
+        resolution = delivery.resolution?.rawValue
+        channel = delivery.resolution?.channel
+        fallback = cause?.isFallback == true
+        smsCause = cause?.rawValue
+        rejectReason = delivery.rejectReason?.rawValue
+    }
+
+    /// Compact JSON, every member present (absent values `null`).
+    public var storedText: String {
+        var out = "{\"at\":\(at.milliseconds),\"status\":"
+        JSONText.appendString(status.wireName, to: &out)
+        out += ",\"resolution\":"
+        Self.append(resolution, to: &out)
+        out += ",\"channel\":"
+        Self.append(channel?.wireName, to: &out)
+        out += fallback ? ",\"fallback\":true,\"smsCause\":" : ",\"fallback\":false,\"smsCause\":"
+        Self.append(smsCause, to: &out)
+        out += ",\"rejectReason\":"
+        Self.append(rejectReason, to: &out)
+        out += "}"
+        return out
+    }
+
+    private static func append(_ text: String?, to out: inout String) {
+        if let text { JSONText.appendString(text, to: &out) } else { out += "null" }
     }
 }
