@@ -2,7 +2,7 @@ import Foundation
 import TandemStoreSupport
 
 /// Copies the write-ahead log back into the database file on its own thread and connection, so the
-/// group-commit writer does not stop committing to do it (internal; started by ``Store/open(_:migrations:)``).
+/// group-commit writer does not stop committing to do it (internal; started by ``Store/open(_:migrations:fresh:)``).
 ///
 /// SQLite's default (`wal_autocheckpoint`) runs a checkpoint inside the COMMIT that takes the log past
 /// 1,000 pages: copying ~4 MiB and two fsyncs on the writer thread while every caller of that batch waits.

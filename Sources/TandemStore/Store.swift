@@ -26,9 +26,14 @@ public final class Store: Sendable {
     let policies = PolicyCatalog()
     /// BWMI apps with their settings (``bwmiApp(key:)``), which other processes write too.
     let bwmiApps: CommitWatchedCache<AppKey, BWMIApp>
+    /// The schema versions ``open(_:migrations:fresh:)`` applied, as ``Connection/migrate(_:fresh:)`` returned
+    /// them: empty for a database that was up to date, the squashed schema's version alone for a new one.
+    public let appliedMigrations: [Int]
 
-    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool, watch: Connection) {
+    private init(configuration: StoreConfiguration, writer: GroupCommitWriter, readers: ReaderPool, watch: Connection,
+                 appliedMigrations: [Int]) {
         self.configuration = configuration
+        self.appliedMigrations = appliedMigrations
         self.writer = writer
         self.readers = readers
         registrations = RegistrationCache(capacity: configuration.registrationCacheCapacity)
@@ -43,15 +48,21 @@ public final class Store: Sendable {
         bwmiApps.close()
     }
 
-    /// Creates missing parent directories, opens the writer connection, applies `migrations`
-    /// (each in its own transaction), opens the readers and starts the writer thread.
+    /// Creates missing parent directories, opens the writer connection, brings the schema up to date, opens the
+    /// readers and starts the writer thread.
+    ///
+    /// The schema: a new database gets `fresh` in one transaction (Tandem's squashed schema by default), any
+    /// other database the `migrations` above its version, each in its own transaction; `fresh` is used only
+    /// when `migrations` begins with the migrations it stands for (see ``Connection/migrate(_:fresh:)``), so a
+    /// list cut short still builds an older database step by step.
     public static func open(
         _ configuration: StoreConfiguration,
-        migrations: [Migration] = TandemSchema.migrations
+        migrations: [Migration] = TandemSchema.migrations,
+        fresh: SquashedSchema? = TandemSchema.fresh
     ) throws(StoreError) -> Store {
         try createParentDirectory(of: configuration.path)
         let writerConnection = try Connection(path: configuration.path, options: configuration.connectionOptions)
-        try writerConnection.migrate(migrations)
+        let applied = try writerConnection.migrate(migrations, fresh: fresh)
         let readers = try ReaderPool(path: configuration.path, count: configuration.readers,
                                      options: configuration.connectionOptions)
         var checkpointer: Checkpointer?
@@ -68,7 +79,7 @@ public final class Store: Sendable {
         var readOnly = configuration.connectionOptions
         readOnly.readOnly = true
         let watch = try Connection(path: configuration.path, options: readOnly)
-        return Store(configuration: configuration, writer: writer, readers: readers, watch: watch)
+        return Store(configuration: configuration, writer: writer, readers: readers, watch: watch, appliedMigrations: applied)
     }
 
     /// Runs `body` in the writer's current transaction and returns its result once that

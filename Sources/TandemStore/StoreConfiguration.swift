@@ -1,4 +1,4 @@
-/// Everything ``Store/open(_:migrations:)`` needs. Defaults suit Tandem's server.
+/// Everything ``Store/open(_:migrations:fresh:)`` needs. Defaults suit Tandem's server.
 public struct StoreConfiguration: Sendable, Hashable {
     /// Database file path; missing parent directories are created.
     public var path: String

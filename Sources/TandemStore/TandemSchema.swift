@@ -1,5 +1,10 @@
 /// Tandem's schema as an ordered list of migrations. Append new migrations; never edit a released one.
 ///
+/// A new database does not replay them: it gets ``fresh``, migrations 1–27 squashed into one script (their final
+/// tables, indexes, triggers and seeded rows; `TandemSchema+Fresh.swift`), in one transaction that records version
+/// 27. A database at any older version goes through the missing migrations one by one, as before; `FreshSchemaTests`
+/// holds the two results side by side (``Store/open(_:migrations:fresh:)``, ``Connection/migrate(_:fresh:)``).
+///
 /// Conventions: STRICT tables; times are INTEGER unix milliseconds; booleans are INTEGER 0/1
 /// (CHECKed); JSON columns are TEXT checked with `json_valid`, except `deliveries.snapshot`, which only
 /// the store writes (migration 6); CHECKs list allowed values as `=` comparisons, or `IN` of at most two
