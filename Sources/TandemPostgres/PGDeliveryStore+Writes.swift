@@ -42,8 +42,12 @@ struct CommitPlan: Sendable {
                 INSERT INTO policies (body) VALUES ($1) ON CONFLICT (body) DO UPDATE SET body = excluded.body RETURNING id
                 """, [String(decoding: spelled.body, as: UTF8.self)]))
         }
+        var requestMessages = RequestMessageRows()
         for request in requests {
-            for message in request.messages { statements.append(try Self.insertMessage(message)) }
+            for message in request.messages { try requestMessages.append(message) }
+        }
+        if !requestMessages.isEmpty { statements.append(requestMessages.statement) }
+        for request in requests {
             if let idempotency = request.idempotency { statements.append(Self.insertIdempotency(idempotency)) }
             for spool in request.spools { statements.append(Self.insertSpool(spool)) }
             for progress in request.spoolProgress { statements.append(Self.advanceSpool(progress)) }
@@ -52,7 +56,8 @@ struct CommitPlan: Sendable {
         var events = EventRows()
         var reports = ReportRows()
         var invalidations: [PGStatement] = []
-        var messages = MessageRows()
+        // The scheduler's `messages` rows, but for the messages this commit's requests store themselves.
+        var messages = MessageRows(stored: requestMessages.ids)
         for (record, _) in newRows { try messages.append(record.content, at: record.at) }
         if !messages.isEmpty { statements.append(messages.statement) }
         // New deliveries in runs of one statement each; a delivery with a report at routing (a rejected recipient,
@@ -139,22 +144,6 @@ struct CommitPlan: Sendable {
     }
 
     // MARK: - Statements
-
-    private static func insertMessage(_ message: MessageRecord) throws(PGError) -> PGStatement {
-        let groupings = (0..<3).map { index in index < message.customGroupings.count ? message.customGroupings[index] : nil }
-        return PGStatement("""
-            INSERT INTO messages (message_id, account_id, app_id, sender, body, body_type, reference, message_type,
-                                  allowed_channels, validity_until, custom_grouping, custom_grouping2, custom_grouping3,
-                                  dcs, rich_content, fallback_for, created_at, api, presentation, extra)
-            VALUES ($1, (SELECT id FROM accounts WHERE product_token = $2), (SELECT id FROM apps WHERE app_key = $3),
-                    $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-            """, [message.content.messageID.text, message.account.text, message.appKey?.text,
-                  message.content.sender, message.content.body, message.bodyType, message.content.reference,
-                  message.messageType.wireName, message.allowedChannels.storedText, message.validUntil.map { String($0.milliseconds) },
-                  groupings[0], groupings[1], groupings[2], message.dcs.map { String($0) }, message.richContent,
-                  message.fallbackFor?.text, String(message.createdAt.milliseconds), message.api,
-                  try presentationText(message.content), message.extra])
-    }
 
     static func presentationText(_ content: MessageContent) throws(PGError) -> String? {
         do {
@@ -244,10 +233,16 @@ struct CommitPlan: Sendable {
 /// The scheduler's `messages` rows for new deliveries, one statement for all: a row already stored (by its
 /// request, or earlier) is kept as it is.
 struct MessageRows: Sendable {
-    private var seen: Set<GUID> = []
+    /// Messages already stored by the same commit, or appended here.
+    private var seen: Set<GUID>
     private var columns: [[String?]] = Array(repeating: [], count: 6)
 
-    var isEmpty: Bool { seen.isEmpty }
+    /// `stored`: messages the commit stores otherwise (its requests'), left out.
+    init(stored: Set<GUID> = []) {
+        seen = stored
+    }
+
+    var isEmpty: Bool { columns[0].isEmpty }
 
     mutating func append(_ content: MessageContent, at: Timestamp) throws(PGError) {
         guard seen.insert(content.messageID).inserted else { return }
@@ -261,6 +256,47 @@ struct MessageRows: Sendable {
             INSERT INTO messages (message_id, sender, body, reference, created_at, presentation)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::json[])
             ON CONFLICT (message_id) DO NOTHING
+            """, columns.map { PGArray.literal($0) })
+    }
+}
+
+/// The `messages` rows of a commit's requests, one statement for all (the sender's account and the app by their
+/// keys).
+struct RequestMessageRows: Sendable {
+    private(set) var ids: Set<GUID> = []
+    private var columns: [[String?]] = Array(repeating: [], count: 20)
+
+    var isEmpty: Bool { columns[0].isEmpty }
+
+    mutating func append(_ message: MessageRecord) throws(PGError) {
+        ids.insert(message.content.messageID)
+        let groupings = (0..<3).map { index in index < message.customGroupings.count ? message.customGroupings[index] : nil }
+        let values: [String?] = [message.content.messageID.text, message.account.text, message.appKey?.text,
+                                 message.content.sender, message.content.body, message.bodyType, message.content.reference,
+                                 message.messageType.wireName, message.allowedChannels.storedText,
+                                 message.validUntil.map { String($0.milliseconds) }, groupings[0], groupings[1], groupings[2],
+                                 message.dcs.map { String($0) }, message.richContent, message.fallbackFor?.text,
+                                 String(message.createdAt.milliseconds), message.api,
+                                 try CommitPlan.presentationText(message.content), message.extra]
+        for (index, value) in values.enumerated() { columns[index].append(value) }
+    }
+
+    var statement: PGStatement {
+        PGStatement("""
+            INSERT INTO messages (message_id, account_id, app_id, sender, body, body_type, reference, message_type,
+                                  allowed_channels, validity_until, custom_grouping, custom_grouping2, custom_grouping3,
+                                  dcs, rich_content, fallback_for, created_at, api, presentation, extra)
+            SELECT r.message_id, (SELECT id FROM accounts WHERE product_token = r.account),
+                   (SELECT id FROM apps WHERE app_key = r.app), r.sender, r.body, r.body_type, r.reference, r.message_type,
+                   r.allowed_channels, r.validity_until, r.custom_grouping, r.custom_grouping2, r.custom_grouping3, r.dcs,
+                   r.rich_content, r.fallback_for, r.created_at, r.api, r.presentation, r.extra
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                        $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::integer[], $15::json[],
+                        $16::text[], $17::bigint[], $18::text[], $19::json[], $20::json[]) WITH ORDINALITY
+                AS r(message_id, account, app, sender, body, body_type, reference, message_type, allowed_channels,
+                     validity_until, custom_grouping, custom_grouping2, custom_grouping3, dcs, rich_content, fallback_for,
+                     created_at, api, presentation, extra, seq)
+            ORDER BY r.seq
             """, columns.map { PGArray.literal($0) })
     }
 }
