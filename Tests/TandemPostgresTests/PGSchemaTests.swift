@@ -54,7 +54,7 @@ struct PGSchemaTests {
         #expect(try PGSchema.migrate(db) == PGSchema.migrations.map(\.version))
         #expect(try PGSchema.migrate(db) == [])
         #expect(try db.execute("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'deliveries'").scalar
-                == "fillfactor=70")
+                == "fillfactor=50")
         // The append-only event log and the myMSP triggers.
         try db.execute("INSERT INTO accounts (name, product_token, created_at) VALUES ('a', 't', 1)")
         try db.execute("INSERT INTO apps (account_id, name, app_key, app_secret, created_at) VALUES (1, 'p', 'k', 's', 1)")
