@@ -122,7 +122,7 @@ struct ConfigurationExampleTests {
     @Test("the PostgreSQL alternative the example documents loads in place of SQLite")
     func postgresAlternativeLoads() throws {
         var root = try #require(try JSONSerialization.jsonObject(with: Self.exampleData) as? [String: Any])
-        root["database"] = try #require(root["_database"])
+        root["database"] = try #require(root["_database"] as? [String: Any])
         root["_database"] = nil
         let data = try JSONSerialization.data(withJSONObject: root)
         let configuration = try Configuration.load(data: data, file: "example",

@@ -49,39 +49,29 @@ extension StatusReportPayload {
     /// The report of an outbox row: its `payload` (a ``StatusReportOutcome``'s ``StatusReportOutcome/storedText``,
     /// or a whole report as earlier versions queued it) with `stored`, the values of its delivery and message.
     public init(payload: String, stored: StoredReportValues?) throws {
-        let decoded = try JSONDecoder().decode(Members.self, from: Data(payload.utf8))
-        guard let status = decoded.status else { throw Self.missing("status") }
-        guard let at = decoded.at else { throw Self.missing("at") }
-        guard let acceptedAt = decoded.acceptedAt ?? stored?.acceptedAt,
-              let deliveryKey = decoded.deliveryKey ?? stored?.deliveryKey,
-              let messageID = decoded.messageID ?? stored?.messageID,
-              let msisdn = decoded.msisdn ?? stored?.msisdn else {
-            throw Self.missing("its delivery (the outbox row names none that is stored)")
+        let data = Data(payload.utf8)
+        let outcome = try JSONDecoder().decode(StatusReportOutcome.self, from: data)
+        let earlier = try JSONDecoder().decode(EarlierMembers.self, from: data)
+        guard let acceptedAt = earlier.acceptedAt ?? stored?.acceptedAt,
+              let deliveryKey = earlier.deliveryKey ?? stored?.deliveryKey,
+              let messageID = earlier.messageID ?? stored?.messageID,
+              let msisdn = earlier.msisdn ?? stored?.msisdn else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+                "a status report without its delivery (the outbox row names none that is stored)"))
         }
-        self.init(at: at, acceptedAt: acceptedAt, deliveryKey: deliveryKey, messageID: messageID, msisdn: msisdn,
-                  reference: decoded.messageID == nil ? stored?.reference : decoded.reference, status: status,
-                  resolution: decoded.resolution, channel: decoded.channel, fallback: decoded.fallback ?? false,
-                  smsCause: decoded.smsCause, rejectReason: decoded.rejectReason)
+        self.init(at: outcome.at, acceptedAt: acceptedAt, deliveryKey: deliveryKey, messageID: messageID, msisdn: msisdn,
+                  reference: earlier.messageID == nil ? stored?.reference : earlier.reference, status: outcome.status,
+                  resolution: outcome.resolution, channel: outcome.channel, fallback: outcome.fallback,
+                  smsCause: outcome.smsCause, rejectReason: outcome.rejectReason)
     }
 
-    private static func missing(_ what: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: [], debugDescription: "a status report without \(what)"))
-    }
-
-    /// Every member optional: a payload holds the outcome's, or (queued by an earlier version) all of them.
-    private struct Members: Decodable {
-        var at: Timestamp?
+    /// The members only a payload queued by an earlier version holds (it held the stored values too).
+    private struct EarlierMembers: Decodable {
         var acceptedAt: Timestamp?
         var deliveryKey: DeliveryKey?
         var messageID: GUID?
         var msisdn: String?
         var reference: String?
-        var status: DeliveryStatus?
-        var resolution: String?
-        var channel: Channel?
-        var fallback: Bool?
-        var smsCause: String?
-        var rejectReason: String?
     }
 }
 
@@ -107,7 +97,7 @@ public struct StoredReportValues: Sendable, Hashable {
 /// How a delivery ended, as its status report tells it: written by the store into the outbox row's JSON
 /// `payload` in the commit that makes the delivery final (the rest of the report is read from the stored
 /// delivery when the relay sends it).
-public struct StatusReportOutcome: Sendable, Hashable {
+public struct StatusReportOutcome: Sendable, Hashable, Decodable {
     public var at: Timestamp
     public var status: DeliveryStatus
     /// How the delivery ended (``Resolution``'s raw value).
