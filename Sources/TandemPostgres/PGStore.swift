@@ -22,14 +22,7 @@ public final class PGStore: Sendable {
         let connect: @Sendable () throws(PGError) -> PGConnection = { () throws(PGError) -> PGConnection in try PGConnection(target) }
         writer = PGWriter(configuration: configuration) { () throws(PGError) -> PGConnection in
             let connection = try PGConnection(target)
-            // Every statement the writer runs finds its rows by key, also those that join a commit's rows (sent as
-            // arrays) to the stored ones. Its statements are prepared once and their plans kept: a plan made
-            // while a table was still small (a fresh database under load grows faster than autovacuum analyzes
-            // it) would join it by hashing the whole table, and keep doing so as it grows. Index lookups in nested
-            // loops are what these statements need at any size.
-            try connection.execute("SET enable_hashjoin = off")
-            try connection.execute("SET enable_mergejoin = off")
-            try connection.execute("SET enable_seqscan = off")
+            for setting in PGWriter.plannerSettings { try connection.execute(setting) }
             return connection
         }
         self.readers = PGReaderPool(size: readers, connect: connect)

@@ -56,6 +56,15 @@ final class PGWriter: Sendable {
         var statistics = WriterStatistics()
     }
 
+    /// Run on the writer's connection when it is opened. Every statement the writer runs finds its rows by key,
+    /// also those that join a commit's rows (sent as arrays) to the stored ones. Its statements are prepared once
+    /// and their plans kept: a plan made while a table was still small (a fresh database under load grows faster
+    /// than autovacuum analyzes it) would join it by hashing or scanning the whole table, and keep doing so as it
+    /// grows. Index lookups in nested loops are what these statements need at any size. Blunt: a statement whose
+    /// condition no index serves can get a poor plan under them — `PGWriterPlanTests` explains every statement of
+    /// a commit on empty tables and refuses a scan of a whole table.
+    static let plannerSettings = ["SET enable_hashjoin = off", "SET enable_mergejoin = off", "SET enable_seqscan = off"]
+
     let configuration: Configuration
     let lock = ConditionLock(State())
     private let connect: @Sendable () throws(PGError) -> PGConnection
