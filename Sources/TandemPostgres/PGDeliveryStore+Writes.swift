@@ -235,20 +235,20 @@ struct CommitPlan: Sendable {
 struct MessageRows: Sendable {
     /// Messages already stored by the same commit, or appended here.
     private var seen: Set<GUID>
-    private var columns: [[String?]] = Array(repeating: [], count: 6)
+    private var columns = ColumnArrays(count: 6)
 
     /// `stored`: messages the commit stores otherwise (its requests'), left out.
     init(stored: Set<GUID> = []) {
         seen = stored
     }
 
-    var isEmpty: Bool { columns[0].isEmpty }
+    var isEmpty: Bool { columns.isEmpty }
 
     mutating func append(_ content: MessageContent, at: Timestamp) throws(PGError) {
         guard seen.insert(content.messageID).inserted else { return }
         let values: [String?] = [content.messageID.text, content.sender, content.body, content.reference,
                                  String(at.milliseconds), try CommitPlan.presentationText(content)]
-        for (index, value) in values.enumerated() { columns[index].append(value) }
+        columns.append(values)
     }
 
     var statement: PGStatement {
@@ -256,7 +256,7 @@ struct MessageRows: Sendable {
             INSERT INTO messages (message_id, sender, body, reference, created_at, presentation)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::json[])
             ON CONFLICT (message_id) DO NOTHING
-            """, columns.map { PGArray.literal($0) })
+            """, columns.parameters)
     }
 }
 
@@ -264,9 +264,9 @@ struct MessageRows: Sendable {
 /// keys).
 struct RequestMessageRows: Sendable {
     private(set) var ids: Set<GUID> = []
-    private var columns: [[String?]] = Array(repeating: [], count: 20)
+    private var columns = ColumnArrays(count: 20)
 
-    var isEmpty: Bool { columns[0].isEmpty }
+    var isEmpty: Bool { columns.isEmpty }
 
     mutating func append(_ message: MessageRecord) throws(PGError) {
         ids.insert(message.content.messageID)
@@ -278,7 +278,7 @@ struct RequestMessageRows: Sendable {
                                  message.dcs.map { String($0) }, message.richContent, message.fallbackFor?.text,
                                  String(message.createdAt.milliseconds), message.api,
                                  try CommitPlan.presentationText(message.content), message.extra]
-        for (index, value) in values.enumerated() { columns[index].append(value) }
+        columns.append(values)
     }
 
     var statement: PGStatement {
@@ -297,17 +297,17 @@ struct RequestMessageRows: Sendable {
                      validity_until, custom_grouping, custom_grouping2, custom_grouping3, dcs, rich_content, fallback_for,
                      created_at, api, presentation, extra, seq)
             ORDER BY r.seq
-            """, columns.map { PGArray.literal($0) })
+            """, columns.parameters)
     }
 }
 
 /// New deliveries with their first event, one statement for all. The keys are drawn from the table's sequence
 /// in the order of the rows, and the statement answers them in that order.
 struct NewDeliveryRows: Sendable {
-    private var columns: [[String?]] = Array(repeating: [], count: 15)
+    private var columns = ColumnArrays(count: 15)
 
-    var isEmpty: Bool { columns[0].isEmpty }
-    var count: Int { columns[0].count }
+    var isEmpty: Bool { columns.isEmpty }
+    var count: Int { columns.count }
 
     mutating func append(_ record: NewDeliveryRecord, columns delivery: DeliveryColumns, snapshot: String) {
         let values: [String?] = [record.content.messageID.text, record.recipient.storedText, delivery.state, delivery.status,
@@ -315,7 +315,7 @@ struct NewDeliveryRows: Sendable {
                                  delivery.expiresAt.pgText, delivery.final.pgText, snapshot, delivery.pushWithdrawn.pgText,
                                  delivery.pushed.pgText, String(record.at.milliseconds), record.event.logKind,
                                  record.event.logDetail]
-        for (index, value) in values.enumerated() { columns[index].append(value) }
+        columns.append(values)
     }
 
     /// A row whose message is not stored inserts no delivery but still its event, which then fails the statement
@@ -337,7 +337,7 @@ struct NewDeliveryRows: Sendable {
                 FROM r JOIN messages m ON m.message_id = r.message),
             logged AS (INSERT INTO delivery_events (delivery_id, at, kind, detail) SELECT id, at, kind, detail FROM r)
             SELECT id FROM r ORDER BY seq
-            """, columns.map { PGArray.literal($0) })
+            """, columns.parameters)
     }
 }
 
@@ -345,20 +345,27 @@ struct NewDeliveryRows: Sendable {
 /// when the delivery is routed). A delivery changed twice in one commit is written once, as it was last. A key
 /// with no row fails the job with SQLSTATE 23503, naming the first such key.
 struct ChangedDeliveryRows: Sendable {
-    private var rows: [Int64: [String?]] = [:]
-    private var order: [Int64] = []
+    /// One row per delivery, in the order each was first changed; the place of each key's row.
+    private var rows: [[String?]] = []
+    private var places: [DeliveryKey: Int] = [:]
 
-    var isEmpty: Bool { order.isEmpty }
+    var isEmpty: Bool { rows.isEmpty }
 
     mutating func append(_ key: DeliveryKey, columns: DeliveryColumns, snapshot: String, at: Timestamp) {
-        if rows[key.rawValue] == nil { order.append(key.rawValue) }
-        rows[key.rawValue] = [String(key.rawValue), columns.state, columns.status, columns.channel,
+        let row: [String?] = [String(key.rawValue), columns.state, columns.status, columns.channel,
                               columns.pushDeadline.pgText, columns.readDeadline.pgText, columns.expiresAt.pgText,
                               columns.final.pgText, snapshot, columns.pushWithdrawn.pgText, String(at.milliseconds)]
+        if let place = places[key] {
+            rows[place] = row
+        } else {
+            places[key] = rows.count
+            rows.append(row)
+        }
     }
 
     var statement: PGStatement {
-        let values = order.map { rows[$0]! }
+        var columns = ColumnArrays(count: 11)
+        for row in rows { columns.append(row) }
         return PGStatement("""
             WITH u AS (
                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
@@ -374,46 +381,41 @@ struct ChangedDeliveryRows: Sendable {
                         ELSE tandem_expect(count(*), $12, '23503', 'no delivery with key '
                             || (SELECT min(u.id) FROM u WHERE u.id NOT IN (SELECT id FROM changed))) END
             FROM changed
-            """, (0..<11).map { column in PGArray.literal(values.lazy.map { $0[column] }) } + [String(order.count)])
+            """, columns.parameters + [String(rows.count)])
     }
 }
 
 /// `delivery_events` rows, sent as one statement (a column per array).
 struct EventRows: Sendable {
-    private var keys: [String?] = [], ats: [String?] = [], kinds: [String?] = [], details: [String?] = []
+    private var columns = ColumnArrays(count: 4)
 
-    var isEmpty: Bool { keys.isEmpty }
+    var isEmpty: Bool { columns.isEmpty }
 
     mutating func append(_ event: DeliveryEvent, of key: DeliveryKey, at: Timestamp) {
-        keys.append(String(key.rawValue))
-        ats.append(String(at.milliseconds))
-        kinds.append(event.logKind)
-        details.append(event.logDetail)
+        columns.append([String(key.rawValue), String(at.milliseconds), event.logKind, event.logDetail])
     }
 
     var statement: PGStatement {
         PGStatement("""
             INSERT INTO delivery_events (delivery_id, at, kind, detail)
             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])
-            """, [PGArray.literal(keys), PGArray.literal(ats), PGArray.literal(kinds), PGArray.literal(details)])
+            """, columns.parameters)
     }
 }
 
 /// Final status reports, queued in the outbox for accounts with a webhook: the outcome's JSON, built in Swift
 /// (``StatusReportOutcome/storedText``); the relay reads the rest of the report from the stored delivery.
 struct ReportRows: Sendable {
-    private var columns: [[String?]] = Array(repeating: [], count: 3)
+    private var columns = ColumnArrays(count: 3)
 
-    var isEmpty: Bool { columns[0].isEmpty }
+    var isEmpty: Bool { columns.isEmpty }
 
     /// The report of `effects` for the delivery `key` (nil: the one inserted last, see ``statement(keyOfLastInsert:)``),
     /// if it has one.
     mutating func append(_ effects: PersistedEffects, key: DeliveryKey?, delivery: Delivery, at: Timestamp) {
         guard let status = effects.report else { return }
         let outcome = StatusReportOutcome(status: status, at: at, delivery: delivery)
-        columns[0].append(key.map { String($0.rawValue) } ?? "0")
-        columns[1].append(String(at.milliseconds))
-        columns[2].append(outcome.storedText)
+        columns.append([key.map { String($0.rawValue) } ?? "0", String(at.milliseconds), outcome.storedText])
     }
 
     /// One statement for every row; `keyOfLastInsert`: the delivery is the one this session inserted last.
@@ -427,6 +429,6 @@ struct ReportRows: Sendable {
             JOIN accounts a ON a.id = m.account_id
             WHERE a.webhook_url IS NOT NULL
             ORDER BY r.seq
-            """, columns.map { PGArray.literal($0) })
+            """, columns.parameters)
     }
 }

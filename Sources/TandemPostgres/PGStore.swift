@@ -130,6 +130,29 @@ extension Bool {
     var pgText: String { self ? "t" : "f" }
 }
 
+/// Rows gathered column by column, sent as one array parameter per column (`unnest($1::text[], …)`): what every
+/// multi-row statement of a commit is built from.
+struct ColumnArrays: Sendable {
+    private var columns: [[String?]]
+
+    init(count: Int) {
+        columns = Array(repeating: [], count: count)
+    }
+
+    var isEmpty: Bool { columns[0].isEmpty }
+    /// The rows appended so far.
+    var count: Int { columns[0].count }
+
+    /// Appends one row: a value per column, in column order.
+    mutating func append(_ row: [String?]) {
+        precondition(row.count == columns.count, "a row has a value per column")
+        for (index, value) in row.enumerated() { columns[index].append(value) }
+    }
+
+    /// One array literal per column: the statement's parameters.
+    var parameters: [String?] { columns.map { PGArray.literal($0) } }
+}
+
 /// PostgreSQL array literals, for sending many rows as one parameter per column (`unnest($1::bigint[], …)`): one
 /// statement text whatever the number of rows.
 enum PGArray {
