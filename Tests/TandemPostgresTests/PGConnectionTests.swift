@@ -8,10 +8,7 @@ struct PGConnectionTests {
     /// A fresh database of the shared cluster (started and created off the cooperative pool; the connection
     /// itself is a local socket, made at once).
     private func database() async throws -> PGConnection {
-        let cluster = try await PostgresCluster.shared()
-        let name = "t_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        return try PGConnection(cluster.conninfo(name))
+        try PGConnection(try await PostgresCluster.shared().freshDatabase("t"))
     }
 
     @Test("statements with text parameters and NULLs round-trip, and report the rows they changed")

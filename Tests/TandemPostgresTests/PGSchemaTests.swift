@@ -7,10 +7,7 @@ import TandemStore
 @Suite("PostgreSQL schema")
 struct PGSchemaTests {
     private func database() async throws -> PGConnection {
-        let cluster = try await PostgresCluster.shared()
-        let name = "s_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        return try PGConnection(cluster.conninfo(name))
+        try PGConnection(try await PostgresCluster.shared().freshDatabase("s"))
     }
 
     /// Table → columns of a fresh SQLite database, through every migration.

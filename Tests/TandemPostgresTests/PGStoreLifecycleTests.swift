@@ -42,10 +42,7 @@ struct PGStoreLifecycleTests {
 
     @Test("an open store is reachable at once, through its heartbeat's SELECT 1; a closed one is not")
     func storeReachable() async throws {
-        let cluster = try await PostgresCluster.shared()
-        let name = "h_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        let store = try await PGStore.open(cluster.conninfo(name))
+        let store = try await PGStore.open(try await PostgresCluster.shared().freshDatabase("h"))
         #expect(store.isReachable())
         #expect(try await store.schemaVersion() == PGSchema.newestVersion)
         #expect(store.backend.kind == "postgresql")

@@ -13,10 +13,7 @@ import TandemStoreSupport
 struct PGWriterPlanTests {
     /// A fresh, migrated database, connected as the writer connects.
     private func writerConnection() async throws -> PGConnection {
-        let cluster = try await PostgresCluster.shared()
-        let name = "plan_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        let db = try PGConnection(cluster.conninfo(name))
+        let db = try PGConnection(try await PostgresCluster.shared().freshDatabase("plan"))
         try PGSchema.migrate(db)
         for setting in PGWriter.plannerSettings { try db.execute(setting) }
         return db

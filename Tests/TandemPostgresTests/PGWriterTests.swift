@@ -8,10 +8,7 @@ import TandemCore
 struct PGWriterTests {
     /// A fresh database of the shared cluster, with its connection string.
     private func database() async throws -> (PGConnection, String) {
-        let cluster = try await PostgresCluster.shared()
-        let name = "w_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        let conninfo = cluster.conninfo(name)
+        let conninfo = try await PostgresCluster.shared().freshDatabase("w")
         return (try PGConnection(conninfo), conninfo)
     }
 

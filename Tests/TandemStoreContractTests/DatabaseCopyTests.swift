@@ -63,10 +63,7 @@ struct DatabaseCopyTests {
     }
 
     private func emptyDatabase() async throws -> String {
-        let cluster = try await PostgresCluster.shared()
-        let name = "copy_" + UUID().uuidString.prefix(8).lowercased()
-        try await cluster.createDatabase(name)
-        return cluster.conninfo(name)
+        try await PostgresCluster.shared().freshDatabase("copy")
     }
 
     @Test("every row arrives; the in-flight deliveries load the same; keys continue after the copied ones; nothing is queued twice")

@@ -31,10 +31,7 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             }
             return store
         case .postgres:
-            let cluster = try await PostgresCluster.shared()
-            let name = "c_" + UUID().uuidString.prefix(8).lowercased()
-            try await cluster.createDatabase(name)
-            let store = try await PostgresUnderTest(conninfo: cluster.conninfo(name))
+            let store = try await PostgresUnderTest(conninfo: try await PostgresCluster.shared().freshDatabase("c"))
             try store.admin.execute("INSERT INTO accounts (name, product_token, created_at, webhook_url) VALUES ('fixture', $1, 0, $2)",
                                     ["00000000-0000-4000-8000-00000000acc1", Fixture.webhookURL])
             try store.admin.executeScript("""

@@ -56,6 +56,13 @@ public final class PostgresCluster: Sendable {
         }
     }
 
+    /// Creates a database of its own for one test, named `prefix` and a random suffix; returns its connection string.
+    public func freshDatabase(_ prefix: String) async throws -> String {
+        let name = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
+        try await createDatabase(name)
+        return conninfo(name)
+    }
+
     /// Creates a fresh database for one test (`createdb`, off the cooperative pool).
     public func createDatabase(_ name: String) async throws {
         let (bin, directory) = (bin, directory)
