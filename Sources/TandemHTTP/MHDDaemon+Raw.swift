@@ -9,6 +9,9 @@ import CMicroHTTPD
 struct MHDDaemon: @unchecked Sendable {
     let handle: OpaquePointer
 
+    /// The version of the libmicrohttpd this process runs on (`MHD_get_version`), e.g. `0.9.75`.
+    static var libraryVersion: String { MHD_get_version().map { String(cString: $0) } ?? "unknown" }
+
     /// Starts a daemon on an already listening socket. `context` is passed to every
     /// callback and must stay valid until `stop()` returns. Returns nil on failure
     /// (libmicrohttpd gives no reason); the socket is then still the caller's.

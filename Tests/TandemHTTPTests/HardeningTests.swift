@@ -34,6 +34,37 @@ struct HardeningTests {
         await server.shutdown(gracePeriod: .seconds(5))
     }
 
+    @Test("a malformed Content-Length is one 400 and closes: its body never runs, no handler is called",
+          arguments: ["2, 40", "+2", "2,2", "abc"])
+    func malformedContentLength(value: String) async throws {
+        let records = RecordCollector()
+        let (server, port) = try startServer(router: Self.router(), records: records)
+        let smuggled = "GET /any HTTP/1.1\r\nHost: x\r\n\r\n"
+        let (answer, rest) = try await onThread { () throws -> (RawHTTPResponse, [UInt8]) in
+            let client = try RawHTTPClient(port: port)
+            try client.send("POST /items HTTP/1.1\r\nHost: x\r\nContent-Length: \(value)\r\n\r\n\(smuggled)")
+            let answer = try client.readResponse()
+            return (answer, try client.readToEnd())
+        }
+        #expect(answer.status == 400)
+        #expect(answer.closesConnection)
+        // libmicrohttpd refuses the request itself (the connection is closed by now): neither route ran.
+        #expect(records.all.allSatisfy { $0.route == "unmatched" && $0.status != 200 && $0.status != 201 })
+        // What follows the 400 is at most the same 400's header block again (libmicrohttpd before 1.0), never
+        // an answer from a route.
+        let text = String(decoding: answer.body + rest, as: UTF8.self)
+        #expect(!text.contains("arguments"))
+        #expect(!text.contains("200 OK"))
+        if MHDDaemon.answersMalformedFramingOnce {
+            #expect(rest.isEmpty && !text.contains("HTTP/1.1"))
+        } else {
+            withKnownIssue("libmicrohttpd \(MHDDaemon.libraryVersion) writes its 400 header block twice (fixed in 1.0)") {
+                #expect(!text.contains("HTTP/1.1"))
+            }
+        }
+        await server.shutdown(gracePeriod: .seconds(5))
+    }
+
     @Test("field names with other separators are refused too; ordinary names pass", arguments: [
         ("X Bad: 1\r\n", 400), ("X(Bad): 1\r\n", 400), ("X-Good_1.2~!: 1\r\n", 200),
     ])
@@ -190,5 +221,14 @@ struct HardeningTests {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ClientAddress($0) }
         }
+    }
+}
+
+extension MHDDaemon {
+    /// Whether this libmicrohttpd answers a malformed `Content-Length` with one response. Versions before 1.0 write
+    /// the header block of their own 400 twice (their state machine builds it again after the error): still one
+    /// status, a closed connection and no route run, but not one clean answer.
+    static var answersMalformedFramingOnce: Bool {
+        (libraryVersion.split(separator: ".").first.flatMap { Int($0) } ?? 0) >= 1
     }
 }

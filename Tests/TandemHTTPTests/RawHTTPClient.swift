@@ -155,6 +155,13 @@ final class RawHTTPClient {
         }
     }
 
+    /// Everything the peer still sends until it closes the connection (what follows the last response read).
+    func readToEnd() throws(RawClientError) -> [UInt8] {
+        while try fill() {}
+        defer { buffer.removeAll() }
+        return buffer
+    }
+
     /// Whether the peer has closed the connection (EOF or reset) with no further data pending.
     func peerClosed() -> Bool {
         guard buffer.isEmpty else { return false }
