@@ -42,8 +42,10 @@ let package = Package(
         // Tests/Fuzz (libFuzzer harnesses, each with its own main from libFuzzer) is deliberately not a target:
         // scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
 
-        // Test doubles shared by the test targets (manual clock, recording providers); never shipped.
-        .target(name: "TandemTestSupport", dependencies: ["TandemCore"], path: "Tests/TandemTestSupport"),
+        // Test doubles shared by the test targets (manual clock, recording providers, child processes); never shipped.
+        .target(name: "TandemTestSupport", dependencies: ["TandemCore", "CSpawn"], path: "Tests/TandemTestSupport"),
+        // glibc's pipe2 and posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module hides (GNU extensions).
+        .systemLibrary(name: "CSpawn", path: "Tests/CSpawn"),
 
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),

@@ -74,31 +74,17 @@ public final class PostgresCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Runs a program to its end, as the `postgres` user when this process is root. Spawned and reaped
-    /// directly (posix_spawn, waitpid): `pg_ctl start` leaves a daemon behind holding what it inherited, and
-    /// Foundation's `Process` did not notice its exit then. Output goes to a file, not a pipe, for the same reason.
+    /// Runs a program to its end, as the `postgres` user when this process is root. Output goes to a file, not
+    /// a pipe: `pg_ctl start` leaves a daemon behind holding what it inherited, so a pipe would never end.
     private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = true) throws {
         let argv = asPostgres && getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments
                                                : [executable] + arguments
         let outputPath = NSTemporaryDirectory() + "tandem-pg-output-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw ClusterError("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let status = try ChildProcess(argv, output: .file(outputPath), errors: .standardOutput).wait()
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED(status) && WEXITSTATUS(status) == 0
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw ClusterError("\(argv.joined(separator: " ")) failed (status \(status)): \(text)")
+        guard status == .exited(0) else {
+            throw ClusterError("\(argv.joined(separator: " ")) failed (\(status)): \(text)")
         }
     }
 }
