@@ -4,13 +4,11 @@ import TandemTestSupport
 /// A `Tests/peers/<script>` run with the venv's Python (`TANDEM_PYTHON`, set by `make unit`; else the
 /// repository's `.venv`, else `python3`), like the provider tests' `PeerProcess.pythonPeer`. The script
 /// prints `PORT <n>` first and exits when this process is gone; `stop()` (or deinit) terminates it.
-///
-/// `@unchecked Sendable`: `process` is only terminated, by the one test that owns it.
-final class PythonPeer: @unchecked Sendable {
+final class PythonPeer: Sendable {
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
-    private init(port: Int, process: Process) {
+    private init(port: Int, process: ChildProcess) {
         self.port = port
         self.process = process
     }
@@ -21,25 +19,18 @@ final class PythonPeer: @unchecked Sendable {
         let venv = repository + "/.venv/bin/python"
         let python = ProcessInfo.processInfo.environment["TANDEM_PYTHON"]
             ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, repository + "/Tests/peers/" + script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = await firstLine(from: output.fileHandleForReading)
+        let process = try ChildProcess([python, repository + "/Tests/peers/" + script] + arguments, output: .pipe)
+        let text = await process.firstLine()
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).split(separator: " ").first ?? "") else {
             process.terminate()
-            process.waitUntilExit()
             throw PythonPeerError(message: "peer \(script) failed to start: \(text)")
         }
         return PythonPeer(port: port, process: process)
     }
 
+    /// SIGTERM, then SIGKILL if the peer is still there after 5 s.
     func stop() {
-        guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
     }
 
     deinit { stop() }

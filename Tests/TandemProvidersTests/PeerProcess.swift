@@ -4,21 +4,16 @@ import XCTest
 
 /// A peer started for one test and stopped by it (or, if the test process dies, by the
 /// script noticing its parent is gone).
-///
-/// `@unchecked Sendable`: `process` is only terminated, from one test at a time.
-final class PeerProcess: @unchecked Sendable {
+final class PeerProcess: Sendable {
     let port: Int
     /// Every port the peer printed (some listen on more than one).
     let ports: [Int]
-    private let process: Process
-    /// Signalled by the process's termination handler (set before it runs).
-    private let exited: DispatchSemaphore
+    private let process: ChildProcess
 
-    private init(port: Int, ports: [Int], process: Process, exited: DispatchSemaphore) {
+    private init(port: Int, ports: [Int], process: ChildProcess) {
         self.port = port
         self.ports = ports
         self.process = process
-        self.exited = exited
     }
 
     /// Starts the Python HTTP/1.1 server, optionally with TLS (ALPN `http/1.1` only).
@@ -53,8 +48,7 @@ final class PeerProcess: @unchecked Sendable {
         let environment = ProcessInfo.processInfo.environment
         let venv = repository + "/.venv/bin/python"
         let python = environment["TANDEM_PYTHON"] ?? (FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3")
-        return try await launch(["/usr/bin/env", python, repository + "/Tests/peers/" + script] + arguments,
-                          name: script)
+        return try await launch([python, repository + "/Tests/peers/" + script] + arguments, name: script)
     }
 
     private static func start(in directory: TemporaryDirectory, arguments: [String]) async throws -> PeerProcess {
@@ -62,34 +56,23 @@ final class PeerProcess: @unchecked Sendable {
         if !FileManager.default.fileExists(atPath: script) {
             try PeerScript.source.write(toFile: script, atomically: true, encoding: .utf8)
         }
-        return try await launch(["/usr/bin/env", "python3", script] + arguments, name: arguments.prefix(2).joined(separator: " "))
+        return try await launch(["python3", script] + arguments, name: arguments.prefix(2).joined(separator: " "))
     }
 
     private static func launch(_ command: [String], name: String) async throws -> PeerProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let line = await firstLine(from: output.fileHandleForReading)
+        let process = try ChildProcess(command, output: .pipe)
+        let line = await process.firstLine()
         let ports = line.hasPrefix("PORT ") ? line.dropFirst(5).split(separator: " ").compactMap { Int($0) } : []
         guard let port = ports.first else {
             process.terminate()
-            process.waitUntilExit()
             throw PeerError(message: "peer \(name) failed to start: \(line)")
         }
-        return PeerProcess(port: port, ports: ports, process: process, exited: exited)
+        return PeerProcess(port: port, ports: ports, process: process)
     }
 
     /// SIGTERM, then SIGKILL if the peer is still there after 5 s.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.terminate(grace: .seconds(5))
     }
 
     deinit {
@@ -142,18 +125,14 @@ struct TestCertificate: Sendable {
         let openssl = try PeerProcess.requireExecutable("openssl")
         let certificate = TestCertificate(certPath: "\(directory.path)/\(name)-cert.pem",
                                           keyPath: "\(directory.path)/\(name)-key.pem")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                             "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                             "-keyout", certificate.keyPath, "-out", certificate.certPath]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PeerError(message: "openssl req exited with \(process.terminationStatus)")
+        let process = try ChildProcess([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                        "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                                        "-keyout", certificate.keyPath, "-out", certificate.certPath],
+                                       output: .null, errors: .null)
+        let status = process.wait()
+        guard status == .exited(0) else {
+            throw PeerError(message: "openssl req ended with \(status)")
         }
         return certificate
     }

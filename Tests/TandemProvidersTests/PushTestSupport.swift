@@ -42,26 +42,16 @@ enum OpenSSLTool {
     /// The tool's standard output; throws when it exits with a non-zero status.
     @discardableResult
     static func run(_ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try PeerProcess.requireExecutable("openssl"))
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        let feed = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = feed
-        try process.run()
-        feed.fileHandleForWriting.write(Data(input))
-        try feed.fileHandleForWriting.close()
-        let data = readToEnd(from: output.fileHandleForReading)
-        let problem = readToEnd(from: errors.fileHandleForReading)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.joined(separator: " ")): exit \(process.terminationStatus): "
+        let process = try ChildProcess([try PeerProcess.requireExecutable("openssl")] + arguments,
+                                       input: .bytes(input), output: .pipe, errors: .pipe)
+        let data = process.readOutput()
+        let problem = process.readErrors()
+        let status = process.wait()
+        guard status == .exited(0) else {
+            throw Failure(description: "openssl \(arguments.joined(separator: " ")): \(status): "
                           + String(decoding: problem, as: UTF8.self))
         }
-        return Array(data)
+        return data
     }
 
     /// A new private key in PKCS#8 PEM (`BEGIN PRIVATE KEY`, like Apple's `.p8`), written to `path`.
