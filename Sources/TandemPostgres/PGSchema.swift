@@ -22,7 +22,10 @@ public enum PGSchema {
         public let sql: String
     }
 
-    public static let migrations: [Migration] = [initial, roomForUpdates]
+    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases]
+
+    /// Tables PostgreSQL has and SQLite has not: what several nodes on one database share (SQLite serves one node).
+    public static let clusterTables: Set<String> = ["cluster_settings", "cluster_nodes", "partition_leases"]
 
     /// The newest version this build knows.
     public static var newestVersion: Int { migrations.last?.version ?? 0 }
@@ -58,6 +61,34 @@ public enum PGSchema {
     /// keep their fill.
     public static let roomForUpdates = Migration(version: 2, name: "deliveries: room for heap-only updates", sql: """
         ALTER TABLE deliveries SET (fillfactor = 50);
+        """)
+
+    /// Version 3: what several `tandem serve` nodes on this database share (docs/cluster.md).
+    /// - `cluster_settings`: the number of partitions, fixed when the database is created (a delivery's partition is
+    ///   its key modulo that number, so it can never change without moving every delivery).
+    /// - `cluster_nodes`: each node's address and heartbeat on the database's clock; a node is live while its heartbeat
+    ///   is younger than the lease lifetime.
+    /// - `partition_leases`: one row per partition, its owner (NULL when never held or released), its epoch (one more at
+    ///   every claim: every write of an owner is fenced by it) and its expiry on the database's clock.
+    public static let partitionLeases = Migration(version: 3, name: "partition leases for several nodes", sql: """
+        CREATE TABLE cluster_settings (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+            partitions integer NOT NULL CHECK (partitions BETWEEN 1 AND 4096)
+        );
+        INSERT INTO cluster_settings (partitions) VALUES (256);
+        CREATE TABLE cluster_nodes (
+            node text PRIMARY KEY,
+            address text NOT NULL,
+            started_at timestamptz NOT NULL DEFAULT now(),
+            heartbeat_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE partition_leases (
+            partition integer PRIMARY KEY CHECK (partition >= 0),
+            owner text,
+            epoch bigint NOT NULL DEFAULT 0,
+            expires_at timestamptz NOT NULL DEFAULT '-infinity'
+        );
+        INSERT INTO partition_leases (partition) SELECT generate_series(0, 255);
         """)
 
     /// Version 1: everything SQLite's migrations 1–27 built, in its final form.
