@@ -7,10 +7,11 @@ public enum Digest {
         case sha1
         case sha256
 
+        /// The algorithm's implementation, fetched from the default provider once (see ``FetchedDigests``).
         fileprivate var evp: OpaquePointer? {
             switch self {
-            case .sha1: EVP_sha1()
-            case .sha256: EVP_sha256()
+            case .sha1: FetchedDigests.shared.sha1
+            case .sha256: FetchedDigests.shared.sha256
             }
         }
 
@@ -199,5 +200,21 @@ final class HMACTemplates: Sendable {
             return true
         }
         if !kept { EVP_MAC_CTX_free(lease.context) }
+    }
+}
+
+/// The digest implementations `hash` uses, fetched once (`EVP_MD_fetch`) and kept for the life of the process.
+/// OpenSSL 3 fetches the implementation of a legacy `EVP_sha256()` again on every `EVP_Digest`: a lookup in the
+/// provider's method store under a lock, per hash.
+///
+/// `@unchecked Sendable`: a fetched `EVP_MD` is immutable and may be used by any number of threads at once.
+private final class FetchedDigests: @unchecked Sendable {
+    static let shared = FetchedDigests()
+    let sha1: OpaquePointer?
+    let sha256: OpaquePointer?
+
+    private init() {
+        sha1 = EVP_MD_fetch(nil, "SHA1", nil) ?? EVP_sha1()
+        sha256 = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
     }
 }
