@@ -1,0 +1,134 @@
+import TandemCore
+
+/// One node's statements on the shared lease tables (`cluster_nodes`, `partition_leases`; schema version 3), on a
+/// connection of its own: what the node's lease loop carries out each round after ``LeasePlanner`` planned it
+/// (docs/cluster.md). Every change is a compare-and-set on the row the node read, timed by the database's clock
+/// (`now()`), so two nodes never both win a partition and no node's clock matters.
+///
+/// Blocking: each call is one round trip on the calling thread (the lease loop runs on a thread of its own).
+/// Not `Sendable`: one loop uses it.
+public final class PGPartitionLeases: PartitionLeaseStatements {
+    public let node: NodeID
+    private let connection: PGConnection
+    private let lifetime: String
+
+    /// `lifetimeMilliseconds`: how long a claim or a renewal holds, and how long a silent node counts as live.
+    public init(connection: PGConnection, node: NodeID, lifetimeMilliseconds: Int) {
+        self.connection = connection
+        self.node = node
+        self.lifetime = String(lifetimeMilliseconds)
+    }
+
+    /// Records that this node is alive and where other nodes reach it (its internal address).
+    public func heartbeat(address: String) throws(PGError) {
+        try connection.execute("""
+            INSERT INTO cluster_nodes (node, address) VALUES ($1, $2)
+            ON CONFLICT (node) DO UPDATE SET address = excluded.address, heartbeat_at = now()
+            """, [node.description, address])
+    }
+
+    /// Every lease, the database's time and the live nodes (this one counts as live whatever its heartbeat says).
+    public func view() throws(PGError) -> PartitionLeaseView {
+        let result = try connection.execute("""
+            SELECT (extract(epoch FROM now()) * 1000)::bigint, s.partitions,
+                   (SELECT coalesce(array_agg(node ORDER BY node), '{}') FROM cluster_nodes
+                    WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0))::text
+            FROM cluster_settings s
+            """, [lifetime])
+        guard let row = result.rows.first, let now = row[0].flatMap({ Int64($0) }), let partitions = row[1].flatMap({ Int($0) })
+        else { throw .client("cluster_settings has no row: is the schema older than version 3?") }
+        var live: Set<NodeID> = [node]
+        for name in Self.textArray(row[2] ?? "{}") {
+            if let id = try? NodeID(name) { live.insert(id) }
+        }
+        let leases = try connection.execute("""
+            SELECT partition, owner, epoch,
+                   CASE WHEN expires_at = '-infinity' THEN 0 ELSE (extract(epoch FROM expires_at) * 1000)::bigint END
+            FROM partition_leases ORDER BY partition
+            """).rows.compactMap { row -> PartitionLease? in
+            guard let partition = row[0].flatMap({ Int($0) }), let epoch = row[2].flatMap({ Int64($0) }),
+                  let expires = row[3].flatMap({ Int64($0) }) else { return nil }
+            return PartitionLease(partition: partition, owner: row[1].flatMap { try? NodeID($0) }, epoch: epoch,
+                                  expiresAt: Timestamp(milliseconds: expires))
+        }
+        return PartitionLeaseView(now: Timestamp(milliseconds: now), partitions: partitions, leases: leases, liveNodes: live)
+    }
+
+    /// Extends each lease this node still holds at the epoch given and that has not expired; answers those extended.
+    /// A lease missing from the answer was lost (expired, or taken): the node must stop acting on it.
+    public func renew(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
+        try compareAndSet(leases, """
+            UPDATE partition_leases l SET expires_at = now() + make_interval(secs => $4::bigint / 1000.0)
+            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
+            WHERE l.partition = c.partition AND l.epoch = c.epoch AND l.owner = $1 AND l.expires_at > now()
+            RETURNING l.partition, l.epoch
+            """)
+    }
+
+    /// Claims each partition if it still has the epoch read and is free (no owner, or expired): owner this node,
+    /// epoch one more. Answers the partitions won, with their new epochs; another node won the others.
+    public func claim(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
+        try compareAndSet(leases, """
+            UPDATE partition_leases l
+            SET owner = $1, epoch = l.epoch + 1, expires_at = now() + make_interval(secs => $4::bigint / 1000.0)
+            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
+            WHERE l.partition = c.partition AND l.epoch = c.epoch AND (l.owner IS NULL OR l.expires_at <= now())
+            RETURNING l.partition, l.epoch
+            """)
+    }
+
+    /// Gives up each lease this node holds at the epoch given, so that another node may claim it at once.
+    /// The node must have stopped acting on those partitions first.
+    public func release(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
+        try compareAndSet(leases, """
+            UPDATE partition_leases l SET owner = NULL, expires_at = now()
+            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
+            WHERE l.partition = c.partition AND l.epoch = c.epoch AND l.owner = $1
+            RETURNING l.partition, l.epoch
+            """, lifetime: false)
+    }
+
+    /// A node shutting down: every lease it holds is released and its heartbeat removed, in one transaction.
+    public func leave() throws(PGError) {
+        try connection.transaction { () throws(PGError) in
+            try connection.execute("UPDATE partition_leases SET owner = NULL, expires_at = now() WHERE owner = $1", [node.description])
+            try connection.execute("DELETE FROM cluster_nodes WHERE node = $1", [node.description])
+        }
+    }
+
+    /// The check that fences a commit for `partition`, run inside that commit's transaction: fails the transaction
+    /// (SQLSTATE `TD001`, "partition lease lost") unless this node holds the partition at `epoch` and the lease has
+    /// not expired. The row is locked `FOR SHARE` until the commit ends, so a claim of the partition waits for the
+    /// commit (and then loads what it wrote), and a commit after a claim finds another owner.
+    public static let fenceSQL = """
+        SELECT tandem_expect(count(*), 1, 'TD001', 'partition lease lost') FROM (
+            SELECT 1 FROM partition_leases
+            WHERE partition = $1::int AND owner = $2 AND epoch = $3::bigint AND expires_at > now()
+            FOR SHARE
+        ) held
+        """
+
+    /// The parameters of ``fenceSQL`` for `lease`, held by this node.
+    public func fenceParameters(_ lease: LeaseRef) -> [String?] {
+        [String(lease.partition), node.description, String(lease.epoch)]
+    }
+
+    /// Runs one compare-and-set statement over `leases`: `$1` this node, `$2` and `$3` the partitions and epochs read,
+    /// `$4` (when `lifetime`) the lease lifetime in milliseconds. Answers the rows it changed.
+    private func compareAndSet(_ leases: [LeaseRef], _ sql: String, lifetime withLifetime: Bool = true) throws(PGError) -> [LeaseRef] {
+        guard !leases.isEmpty else { return [] }
+        let partitions = "{" + leases.map { String($0.partition) }.joined(separator: ",") + "}"
+        let epochs = "{" + leases.map { String($0.epoch) }.joined(separator: ",") + "}"
+        let parameters: [String?] = [node.description, partitions, epochs] + (withLifetime ? [lifetime] : [])
+        return try connection.execute(sql, parameters).rows.compactMap { row in
+            guard let partition = row[0].flatMap({ Int($0) }), let epoch = row[1].flatMap({ Int64($0) }) else { return nil }
+            return LeaseRef(partition: partition, epoch: epoch)
+        }.sorted { $0.partition < $1.partition }
+    }
+
+    /// The elements of a PostgreSQL text array of node names (`{a,b}`; node names never need quoting).
+    static func textArray(_ text: String) -> [String] {
+        let inner = text.dropFirst().dropLast()
+        return inner.isEmpty ? [] : inner.split(separator: ",").map(String.init)
+    }
+}
