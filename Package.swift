@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemEngineTests", dependencies: ["TandemEngine", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", "TandemCore", "TandemStoreSupport", "TandemTestSupport"]),
-        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemStoreSupport", "TandemStore",
+        .testTarget(name: "TandemPostgresTests", dependencies: ["TandemPostgres", "TandemCore", "TandemEngine", "TandemStoreSupport", "TandemStore",
                                                                "TandemTestSupport"]),
         // What every store backend must do, run against SQLite and PostgreSQL alike.
         .testTarget(name: "TandemStoreContractTests", dependencies: ["TandemStore", "TandemPostgres", "TandemCore", "TandemTestSupport"]),
