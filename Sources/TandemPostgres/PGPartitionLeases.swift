@@ -96,30 +96,37 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
         }
     }
 
-    /// The check that fences a commit for `partition`, run inside that commit's transaction: fails the transaction
-    /// (SQLSTATE `TD001`, "partition lease lost") unless this node holds the partition at `epoch` and the lease has
-    /// not expired. The row is locked `FOR SHARE` until the commit ends, so a claim of the partition waits for the
-    /// commit (and then loads what it wrote), and a commit after a claim finds another owner.
+    /// The check that fences a commit, run inside that commit's transaction for the partitions its rows belong to:
+    /// fails the transaction (SQLSTATE `TD001`, "partition lease lost") unless this node holds every one of them at
+    /// the epoch given and none has expired. The rows are locked `FOR SHARE` until the commit ends, so a claim of one
+    /// of those partitions waits for the commit (and then loads what it wrote), and a commit after a claim finds
+    /// another owner. Parameters: ``fenceParameters(_:)``.
     public static let fenceSQL = """
-        SELECT tandem_expect(count(*), 1, 'TD001', 'partition lease lost') FROM (
-            SELECT 1 FROM partition_leases
-            WHERE partition = $1::int AND owner = $2 AND epoch = $3::bigint AND expires_at > now()
-            FOR SHARE
+        SELECT tandem_expect(count(*), cardinality($2::int[]), 'TD001', 'partition lease lost') FROM (
+            SELECT 1 FROM partition_leases l JOIN unnest($2::int[], $3::bigint[]) AS f(partition, epoch)
+              ON l.partition = f.partition AND l.epoch = f.epoch
+            WHERE l.owner = $1 AND l.expires_at > now()
+            ORDER BY l.partition
+            FOR SHARE OF l
         ) held
         """
 
-    /// The parameters of ``fenceSQL`` for `lease`, held by this node.
-    public func fenceParameters(_ lease: LeaseRef) -> [String?] {
-        [String(lease.partition), node.description, String(lease.epoch)]
+    /// The parameters of ``fenceSQL`` for `leases` (distinct partitions), held by this node.
+    public func fenceParameters(_ leases: [LeaseRef]) -> [String?] {
+        [node.description] + Self.arrays(leases)
+    }
+
+    /// `leases` as a PostgreSQL int array of partitions and a bigint array of epochs.
+    private static func arrays(_ leases: [LeaseRef]) -> [String?] {
+        ["{" + leases.map { String($0.partition) }.joined(separator: ",") + "}",
+         "{" + leases.map { String($0.epoch) }.joined(separator: ",") + "}"]
     }
 
     /// Runs one compare-and-set statement over `leases`: `$1` this node, `$2` and `$3` the partitions and epochs read,
     /// `$4` (when `lifetime`) the lease lifetime in milliseconds. Answers the rows it changed.
     private func compareAndSet(_ leases: [LeaseRef], _ sql: String, lifetime withLifetime: Bool = true) throws(PGError) -> [LeaseRef] {
         guard !leases.isEmpty else { return [] }
-        let partitions = "{" + leases.map { String($0.partition) }.joined(separator: ",") + "}"
-        let epochs = "{" + leases.map { String($0.epoch) }.joined(separator: ",") + "}"
-        let parameters: [String?] = [node.description, partitions, epochs] + (withLifetime ? [lifetime] : [])
+        let parameters: [String?] = [node.description] + Self.arrays(leases) + (withLifetime ? [lifetime] : [])
         return try connection.execute(sql, parameters).rows.compactMap { row in
             guard let partition = row[0].flatMap({ Int($0) }), let epoch = row[1].flatMap({ Int64($0) }) else { return nil }
             return LeaseRef(partition: partition, epoch: epoch)

@@ -101,20 +101,23 @@ struct PGPartitionLeasesTests {
         _ = try nodes.a.claim(refs([(3, 0), (5, 0)]))
         // Held: the fenced transaction commits.
         try committer.transaction { () throws(PGError) in
-            _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters(LeaseRef(partition: 3, epoch: 1)))
+            _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1)]))
         }
-        // Lost (taken by b with epoch 2): the fence fails the transaction with TD001.
+        try committer.transaction { () throws(PGError) in
+            _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1), LeaseRef(partition: 5, epoch: 1)]))
+        }
+        // One of two lost (5, taken by b with epoch 2): the fence fails the whole transaction with TD001.
         try expire(5, on: nodes.admin)
         _ = try nodes.b.claim(refs([(5, 1)]))
         #expect(throws: PGError.server(sqlState: "TD001", message: "partition lease lost", detail: nil)) {
             try committer.transaction { () throws(PGError) in
-                _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters(LeaseRef(partition: 5, epoch: 1)))
+                _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1), LeaseRef(partition: 5, epoch: 1)]))
             }
         }
         // While a fenced transaction is open, the lease row cannot change: expiring it (as time would) waits.
         try nodes.admin.execute("SET lock_timeout = '200ms'")
         try committer.execute("BEGIN")
-        try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters(LeaseRef(partition: 3, epoch: 1)))
+        try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1)]))
         #expect(throws: PGError.self) { try expire(3, on: nodes.admin) }
         try committer.execute("COMMIT")
         try expire(3, on: nodes.admin)
