@@ -29,17 +29,14 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
 
     /// Every lease, the database's time and the live nodes (this one counts as live whatever its heartbeat says).
     public func view() throws(PGError) -> PartitionLeaseView {
-        let result = try connection.execute("""
-            SELECT (extract(epoch FROM now()) * 1000)::bigint, s.partitions,
-                   (SELECT coalesce(array_agg(node ORDER BY node), '{}') FROM cluster_nodes
-                    WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0))::text
-            FROM cluster_settings s
-            """, [lifetime])
-        guard let row = result.rows.first, let now = row[0].flatMap({ Int64($0) }), let partitions = row[1].flatMap({ Int($0) })
+        let settings = try connection.execute("SELECT (extract(epoch FROM now()) * 1000)::bigint, partitions FROM cluster_settings")
+        guard let row = settings.rows.first, let now = row[0].flatMap({ Int64($0) }), let partitions = row[1].flatMap({ Int($0) })
         else { throw .client("cluster_settings has no row: is the schema older than version 3?") }
         var live: Set<NodeID> = [node]
-        for name in Self.textArray(row[2] ?? "{}") {
-            if let id = try? NodeID(name) { live.insert(id) }
+        for row in try connection.execute("""
+            SELECT node FROM cluster_nodes WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0)
+            """, [lifetime]).rows {
+            if let id = row[0].flatMap({ try? NodeID($0) }) { live.insert(id) }
         }
         let leases = try connection.execute("""
             SELECT partition, owner, epoch,
@@ -131,11 +128,5 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
             guard let partition = row[0].flatMap({ Int($0) }), let epoch = row[1].flatMap({ Int64($0) }) else { return nil }
             return LeaseRef(partition: partition, epoch: epoch)
         }.sorted { $0.partition < $1.partition }
-    }
-
-    /// The elements of a PostgreSQL text array of node names (`{a,b}`; node names never need quoting).
-    static func textArray(_ text: String) -> [String] {
-        let inner = text.dropFirst().dropLast()
-        return inner.isEmpty ? [] : inner.split(separator: ",").map(String.init)
     }
 }
