@@ -43,10 +43,10 @@ struct PartitionLeaseKeeperTests {
         }
     }
 
-    private func keeper() throws -> (PartitionLeaseKeeper, Script) {
+    private func keeper(partitions: Int = 4) throws -> (PartitionLeaseKeeper, Script) {
         let node = try NodeID("node-a")
         let script = Script(node: node)
-        let planner = try LeasePlanner(node: node, partitions: try PartitionMap(count: 4), maxClaimsPerRound: 4, maxReleasesPerRound: 4)
+        let planner = try LeasePlanner(node: node, partitions: try PartitionMap(count: partitions), maxClaimsPerRound: 4, maxReleasesPerRound: 4)
         return (PartitionLeaseKeeper(statements: script, planner: planner, address: "127.0.0.1:1", lifetime: .seconds(6), margin: .seconds(1)), script)
     }
 
@@ -91,6 +91,15 @@ struct PartitionLeaseKeeperTests {
         let third = try keeper.round(startedAt: start + .seconds(4))
         #expect(third.gained == [LeaseRef(partition: 3, epoch: 2)] && third.lost.isEmpty)
         #expect(keeper.epoch(of: 3, at: start + .seconds(5)) == 2)
+    }
+
+    @Test("a database whose partition count differs from the planner's is refused before anything is planned")
+    func partitionCountMismatch() throws {
+        let (keeper, _) = try keeper(partitions: 8)
+        #expect(throws: PartitionLeaseKeeper.PartitionCountMismatch(database: 4, planner: 8)) {
+            try keeper.round(startedAt: ContinuousClock.now)
+        }
+        #expect(keeper.partitions(at: ContinuousClock.now).isEmpty)
     }
 
     @Test("leaving stops acting on everything before the statements release it")

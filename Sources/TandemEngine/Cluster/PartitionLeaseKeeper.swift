@@ -34,6 +34,16 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
         }
     }
 
+    /// The database's partition count is not the one the planner was made for: planning with it would claim
+    /// partitions that do not exist, or never claim some that do.
+    public struct PartitionCountMismatch: Error, Equatable, CustomStringConvertible {
+        public let database: Int
+        public let planner: Int
+        public var description: String {
+            "the database has \(database) partitions, this node was set up for \(planner): restart it to read the database's count"
+        }
+    }
+
     private struct Held {
         var epoch: Int64
         var validUntil: ContinuousClock.Instant
@@ -75,11 +85,14 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
     }
 
     /// One round, `start` read from the monotonic clock before calling. Throws the statements' error when the
-    /// database cannot be reached; what is held then stays as it was, and runs out.
+    /// database cannot be reached, or ``PartitionCountMismatch``; what is held then stays as it was, and runs out.
     @discardableResult
     public func round(startedAt start: ContinuousClock.Instant) throws -> Changes {
         try statements.heartbeat(address: address)
         let view = try statements.view()
+        guard view.partitions == planner.partitions.count else {
+            throw PartitionCountMismatch(database: view.partitions, planner: planner.partitions.count)
+        }
         let plan = planner.plan(now: view.now, leases: view.leases, liveNodes: view.liveNodes)
         let validUntil = start + lifetime - margin
         var changes = Changes()
