@@ -98,19 +98,18 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
         var changes = Changes()
 
         let renewed = try statements.renew(plan.renew)
-        let kept = Set(renewed)
+        let renewedEpochs = Dictionary(uniqueKeysWithValues: renewed.map { ($0.partition, $0.epoch) })
         held.withLock { held in
-            for ref in renewed { held[ref.partition]?.validUntil = validUntil }
-            // Held here but not renewed (the database let it expire, or another node has it): lost.
-            for (partition, lease) in held where !kept.contains(LeaseRef(partition: partition, epoch: lease.epoch)) {
+            // Held here but not renewed at the same epoch (the database let it expire, or another node has it): lost.
+            for (partition, lease) in held where renewedEpochs[partition] != lease.epoch {
                 changes.lost.append(LeaseRef(partition: partition, epoch: lease.epoch))
+                held[partition] = nil
             }
-            for ref in changes.lost { held[ref.partition] = nil }
-            // Renewed without being held here (held before a restart of this process under the same node id):
-            // acting on it needs its deliveries loaded, so it counts as gained.
-            for ref in renewed where held[ref.partition] == nil {
+            for ref in renewed {
+                // Renewed without being held here (held before a restart of this process under the same node id):
+                // acting on it needs its deliveries loaded, so it counts as gained.
+                if held[ref.partition] == nil { changes.gained.append(ref) }
                 held[ref.partition] = Held(epoch: ref.epoch, validUntil: validUntil)
-                changes.gained.append(ref)
             }
             for ref in plan.release { held[ref.partition] = nil }
         }
