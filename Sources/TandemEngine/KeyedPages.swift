@@ -9,7 +9,7 @@ import TandemCore
 ///
 /// Memory: a page lives while one of its keys is present — `pageSize` slots of one reference each, so about
 /// 8 bytes per present key when keys are dense, at most one page (~200 bytes) per key when they are sparse.
-/// Not guaranteed: any iteration order (there is no iteration).
+/// Not guaranteed: any order of ``removeAll(where:)``'s answer.
 struct KeyedPages<Value: AnyObject> {
     static var pageSize: Int { 16 }
 
@@ -39,6 +39,22 @@ struct KeyedPages<Value: AnyObject> {
                 if pages.values[index].allSatisfy({ $0 == nil }) { pages.remove(at: index) }
             }
         }
+    }
+
+    /// Removes every value whose key satisfies `shouldRemove` and answers them (a pass over every page: for rare
+    /// bulk changes, such as a cluster node giving a partition up).
+    mutating func removeAll(where shouldRemove: (DeliveryKey) -> Bool) -> [Value] {
+        var removed: [Value] = []
+        for page in Array(pages.keys) {
+            guard var slots = pages[page] else { continue }
+            for slot in slots.indices where slots[slot] != nil && shouldRemove(DeliveryKey(page * Int64(Self.pageSize) + Int64(slot))) {
+                removed.append(slots[slot]!)
+                slots[slot] = nil
+                count -= 1
+            }
+            pages[page] = slots.allSatisfy { $0 == nil } ? nil : slots
+        }
+        return removed
     }
 
     private static var emptyPage: ContiguousArray<Value?> { ContiguousArray(repeating: nil, count: pageSize) }

@@ -186,17 +186,41 @@ extension Scheduler {
         changed.reserveCapacity(eventCount)
         previous.reserveCapacity(eventCount)
 
+        // On a cluster node: the partitions this batch touches, at the epochs they were loaded under (its fence), and
+        // those new deliveries may start in.
+        var fence: [Int: Int64] = [:]
+        var startable: [LeaseRef]?
         for command in batch {
+            if ownership != nil, let partition = unheldPartition(of: command, fence: &fence) {
+                reject(command, partition: partition, now: now)
+                continue
+            }
             switch command {
             case .start(let news, let request, let continuation):
+                var partitions: [LeaseRef] = []
+                if ownership != nil, !news.isEmpty {
+                    partitions = startable ?? startablePartitions()
+                    startable = partitions
+                    guard !partitions.isEmpty else {
+                        continuation.resume(throwing: NoPartitionHeld())
+                        continue
+                    }
+                }
                 if !request.isEmpty { requests.append(request) }
                 let first = started.count
                 for new in news {
                     var delivery = Delivery(smsValidity: new.smsValidity, smsReportWait: smsReportWait)
                     let event = new.start
                     let actions = delivery.handle(event, now: now)
+                    var partition: Int?
+                    if !partitions.isEmpty {
+                        let lease = partitions[nextPartition % partitions.count]
+                        nextPartition &+= 1
+                        fence[lease.partition] = lease.epoch
+                        partition = lease.partition
+                    }
                     inserts.append(NewDeliveryRecord(recipient: new.recipient, content: new.content, delivery: delivery, event: event,
-                                                     at: now, effects: PersistedEffects(actions: actions)))
+                                                     at: now, effects: PersistedEffects(actions: actions), partition: partition))
                     started.append((new, delivery, actions))
                 }
                 replies.append(.keys(continuation, range: first..<started.count))
@@ -227,8 +251,11 @@ extension Scheduler {
                 replies.append(.receipt(completion, late: hasLate))
             }
         }
+        let commitFence = ownership.map { ownership in
+            CommitFence(node: ownership.node, leases: fence.map { LeaseRef(partition: $0.key, epoch: $0.value) })
+        }
         let commit = store.queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements,
-                                       chain: chain)
+                                       fence: commitFence, chain: chain)
         return PreparedBatch(commands: batch.count, units: units, now: now, commit: commit, started: started, changed: changed,
                              changes: changes, previous: previous, actions: actions, late: late, replies: replies)
     }
@@ -276,19 +303,31 @@ extension Scheduler {
     private func act(on batch: PreparedBatch, keys: [DeliveryKey]) async {
         var work: [Dispatcher.Work] = []
         // By index, reading the batch in place: a started item or a change is not copied as a whole.
+        // On a cluster node, deliveries of a partition whose lease lapsed since the batch was prepared are not acted on:
+        // the partition is dropped, and loaded again (what the commit decided resumed then) if the node still holds it.
+        var lapsed: Set<Int> = []
         for index in batch.started.indices {
             let key = keys[index]
             let entry = Entry(key: key, recipient: batch.started[index].new.recipient, content: batch.started[index].new.content,
                               delivery: batch.started[index].delivery)
-            if !entry.delivery.isFinal { entries[key] = InFlight(entry, acceptedAt: batch.now) }
             metrics.started(entry.delivery)
+            guard mayAct(on: key) else {
+                if let ownership { lapsed.insert(ownership.map.partition(of: key)) }
+                continue
+            }
+            if !entry.delivery.isFinal { entries[key] = InFlight(entry, acceptedAt: batch.now) }
             trackSMSSubmission(of: entry)
             act(batch.started[index].actions[...], key: key, entry: entry, into: &work)
         }
         for event in batch.changed {
             count(batch.changes[event.change].event)
+            guard mayAct(on: event.key) else {
+                if let ownership { lapsed.insert(ownership.map.partition(of: event.key)) }
+                continue
+            }
             act(on: event, batch.changes[event.change].delivery, actions: batch.actions[event.actions], into: &work)
         }
+        if !lapsed.isEmpty { drop(lapsed.sorted()) }
         dispatch(work)
         updateGauges()
         // Late events are logged, together, before their callers are answered (a read after a Default push was

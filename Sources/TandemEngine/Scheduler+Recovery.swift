@@ -123,6 +123,13 @@ extension Scheduler {
 
     /// Puts one page's deliveries in the table and the wheel, then releases what waited for keys up to `throughKey`.
     private func install(_ page: [StoredDelivery], throughKey: DeliveryKey, into report: inout RecoveryReport) {
+        install(page, into: &report)
+        release(through: throughKey, into: &report)
+    }
+
+    /// Puts stored in-flight deliveries in the table and the wheel: their stored deadlines re-armed (one already
+    /// passed fires at once), work asked for but never recorded asked for again.
+    func install(_ page: [StoredDelivery], into report: inout RecoveryReport) {
         let now = clock.now()
         var work: [Dispatcher.Work] = []
         for item in page {
@@ -157,7 +164,6 @@ extension Scheduler {
         }
         dispatch(work)
         updateGauges()
-        release(through: throughKey, into: &report)
     }
 
     /// Marks keys up to `key` loaded; held commands naming no key still pending join the queue in arrival order,

@@ -58,10 +58,16 @@ extension Scheduler {
     public func fireDueTimers() async throws -> Int {
         let fired = wheel.advance(to: tick(containing: clock.now()))
         guard !fired.isEmpty else { return 0 }
-        _ = try await record(fired.map { id in
-            let (key, kind) = Self.decode(id)
-            return (key, DeliveryEvent.timerFired(kind))
-        })
+        do {
+            _ = try await record(fired.map { id in
+                let (key, kind) = Self.decode(id)
+                return (key, DeliveryEvent.timerFired(kind))
+            })
+        } catch is NotPartitionOwner {
+            // A cluster node whose lease lapsed: the timers are tried again a second later (or leave with the partition).
+        } catch is PartitionLeaseLost {
+            // The same, found by the commit's fence.
+        }
         return fired.count
     }
 

@@ -197,11 +197,21 @@ public actor Scheduler {
     var held: [(DeliveryKey, Command)] = []
     /// Callers waiting for a delivery recovery has not loaded yet (``waitUntilLoaded(_:)``).
     var loadWaiters: [(DeliveryKey, CheckedContinuation<Void, Never>)] = []
+    /// On a cluster node, which partitions it may act on (docs/cluster.md); nil on a single server, which owns every
+    /// delivery.
+    let ownership: (any PartitionOwnership)?
+    /// On a cluster node, the partitions whose deliveries are in the table (or loading), by number.
+    var partitions: [Int: PartitionState] = [:]
+    /// Commands naming a delivery of a partition still loading, by partition, in arrival order.
+    var heldForPartition: [Int: [Command]] = [:]
+    /// Where the next new delivery's partition is taken from, among those held (in turn).
+    var nextPartition = 0
 
     public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding,
-                metrics: DeliveryMetrics = .discarding) {
+                metrics: DeliveryMetrics = .discarding, ownership: (any PartitionOwnership)? = nil) {
         self.store = store
+        self.ownership = ownership
         self.metrics = metrics
         self.dispatcher = dispatcher
         self.clock = clock
@@ -293,6 +303,7 @@ public actor Scheduler {
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
         await waitUntilLoaded(key)
+        try await waitUntilPartitionLoaded(of: key)
         guard let inFlight = entries[key] else { return .alreadyFinal }
         let availability = inFlight.entry.delivery.manualFallbackAvailability
         guard availability == .available else { return availability }
@@ -339,6 +350,10 @@ public actor Scheduler {
     func add(_ command: Command) {
         if recovery != nil, let pending = pendingKey(of: command) {
             held.append((pending, command))
+            return
+        }
+        if ownership != nil, let loading = loadingPartition(of: command) {
+            heldForPartition[loading, default: []].append(command)
             return
         }
         queue.append(command)

@@ -18,8 +18,12 @@ struct CommitPlan: Sendable {
     /// Where each BWMI acknowledgement's statement is (its result: the outcome and the live count).
     private var acknowledgementStatements: [(index: Int, write: BWMIAcknowledgementWrite)] = []
 
+    /// `fence`: the commit's first statement checks the leases and locks their rows until the commit ends.
     init(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-         acknowledgements: [BWMIAcknowledgementWrite] = [], snapshots: SnapshotWriter) throws(PGError) {
+         acknowledgements: [BWMIAcknowledgementWrite] = [], fence: CommitFence? = nil, snapshots: SnapshotWriter) throws(PGError) {
+        if let fence {
+            statements.append(PGStatement(PGPartitionLeases.fenceSQL, PGPartitionLeases.fenceParameters(fence)))
+        }
         var text: [UInt8] = []
         text.reserveCapacity((inserts.count + changes.count) * SnapshotWriter.typicalLength)
         var spelledOut: [SnapshotWriter.SpelledOut] = []
@@ -75,7 +79,7 @@ struct CommitPlan: Sendable {
                 endRun()
                 var single = ReportRows()
                 single.append(record.effects, key: nil, delivery: record.delivery, at: record.at)
-                statements.append(single.statement(keyOfLastInsert: true))
+                statements.append(single.statement(keyOfLastInsert: true, partition: record.partition))
             }
             invalidations += Self.invalidations(record.effects, delivery: record.delivery, at: record.at)
         }
@@ -303,8 +307,20 @@ struct RequestMessageRows: Sendable {
 
 /// New deliveries with their first event, one statement for all. The keys are drawn from the table's sequence
 /// in the order of the rows, and the statement answers them in that order.
+///
+/// **Keys.** Each row takes the next value `n` of the deliveries' sequence. A delivery given a partition `p` (a
+/// cluster node's, docs/cluster.md) gets the key `n × 256 + p`, in partition `p` (`key mod 256`); one without gets
+/// `n`, as a single server always has. Keys stay unique when one database is served by one server, then several
+/// nodes, then one again: a partitioned key is at least 256 times the sequence value it was made from, so greater
+/// than every key made before it, and a single server first moves the sequence past the greatest key
+/// (``PGStore/advanceDeliveryKeys()``).
 struct NewDeliveryRows: Sendable {
-    private var columns = ColumnArrays(count: 15)
+    private var columns = ColumnArrays(count: 16)
+
+    /// The key made from the sequence value `sequenceValue` (SQL) in `partition` (SQL; nil: none).
+    static func key(sequenceValue: String, partition: String?) -> String {
+        partition.map { "\(sequenceValue) * \(PartitionMap.defaultCount) + \($0)" } ?? sequenceValue
+    }
 
     var isEmpty: Bool { columns.isEmpty }
     var count: Int { columns.count }
@@ -314,7 +330,7 @@ struct NewDeliveryRows: Sendable {
                                  delivery.channel, delivery.pushDeadline.pgText, delivery.readDeadline.pgText,
                                  delivery.expiresAt.pgText, delivery.final.pgText, snapshot, delivery.pushWithdrawn.pgText,
                                  delivery.pushed.pgText, String(record.at.milliseconds), record.event.logKind,
-                                 record.event.logDetail]
+                                 record.event.logDetail, record.partition.map(String.init)]
         columns.append(values)
     }
 
@@ -322,13 +338,16 @@ struct NewDeliveryRows: Sendable {
     /// (the event's foreign key): the job fails, as SQLite's NOT NULL on `message_id` makes it fail.
     var statement: PGStatement {
         PGStatement("""
-            WITH r AS MATERIALIZED (
-                SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id, r.*
+            WITH numbered AS MATERIALIZED (
+                SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS n, r.*
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
                             $8::bigint[], $9::boolean[], $10::text[], $11::boolean[], $12::boolean[], $13::bigint[],
-                            $14::text[], $15::text[]) WITH ORDINALITY
+                            $14::text[], $15::text[], $16::int[]) WITH ORDINALITY
                     AS r(message, msisdn, state, status, channel, push_deadline, read_deadline, expires_at, final,
-                         snapshot, push_withdrawn, pushed, at, kind, detail, seq)),
+                         snapshot, push_withdrawn, pushed, at, kind, detail, part, seq)),
+            r AS MATERIALIZED (
+                SELECT CASE WHEN part IS NULL THEN n ELSE \(Self.key(sequenceValue: "n", partition: "part")) END AS id, numbered.*
+                FROM numbered),
             inserted AS (
                 INSERT INTO deliveries (id, message_id, msisdn, state, status, channel, push_deadline, read_deadline,
                                         expires_at, final, snapshot, push_withdrawn, pushed, created_at, updated_at)
@@ -418,9 +437,12 @@ struct ReportRows: Sendable {
         columns.append([key.map { String($0.rawValue) } ?? "0", String(at.milliseconds), outcome.storedText])
     }
 
-    /// One statement for every row; `keyOfLastInsert`: the delivery is the one this session inserted last.
-    func statement(keyOfLastInsert: Bool) -> PGStatement {
-        let delivery = keyOfLastInsert ? "currval(pg_get_serial_sequence('deliveries', 'id'))" : "r.delivery"
+    /// One statement for every row; `keyOfLastInsert`: the delivery is the one this session inserted last (in
+    /// `partition`, when it was given one: see ``NewDeliveryRows``).
+    func statement(keyOfLastInsert: Bool, partition: Int? = nil) -> PGStatement {
+        let delivery = keyOfLastInsert ? NewDeliveryRows.key(sequenceValue: "currval(pg_get_serial_sequence('deliveries', 'id'))",
+                                                             partition: partition.map(String.init))
+                                       : "r.delivery"
         return PGStatement("""
             WITH r AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS r(delivery, at, payload, seq))
             INSERT INTO outbox (delivery_id, url, format, payload, next_attempt_at, created_at)

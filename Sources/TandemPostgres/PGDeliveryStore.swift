@@ -24,8 +24,10 @@ public final class PGDeliveryStore: DeliveryStore {
         snapshots = SnapshotWriter(catalog: store.policies)
     }
 
+    /// `fence`: checked by the commit's first statement (``PGPartitionLeases/fenceSQL``), which also locks the lease
+    /// rows until the commit ends; when it fails, the commit fails with ``PartitionLeaseLost``.
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                            acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
+                            acknowledgements: [BWMIAcknowledgementWrite], fence: CommitFence?, chain: CommitChain) -> PendingCommit {
         guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty || !acknowledgements.isEmpty else {
             return PendingCommit(.success([]))
         }
@@ -33,7 +35,7 @@ public final class PGDeliveryStore: DeliveryStore {
         let plan: CommitPlan
         do throws(PGError) {
             plan = try CommitPlan(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements,
-                                  snapshots: snapshots)
+                                  fence: fence, snapshots: snapshots)
         } catch {
             // Fails in its place in the queue, so the chain's earlier commits are unaffected.
             store.writer.enqueue(PGWriteJob(statements: [PGStatement("SELECT tandem_expect(0, 1, '22000', $1)", ["\(error)"])],
@@ -46,6 +48,8 @@ public final class PGDeliveryStore: DeliveryStore {
                 policies.learn(plan.learnedPolicies(from: results))
                 plan.recordAcknowledgements(from: results)
                 pending.complete(.success(plan.keys(from: results)))
+            case .failure(.server(let state, let message, _)) where state == PGPartitionLeases.leaseLostState:
+                pending.complete(.failure(PartitionLeaseLost(message)))
             case .failure(let error):
                 pending.complete(.failure(error))
             }
@@ -79,14 +83,29 @@ public final class PGDeliveryStore: DeliveryStore {
     /// ``MessageContent``. A snapshot naming a policy this process has not learned yet (written by another
     /// process) reloads the catalog and is decoded again.
     public func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery] {
+        try await loadInFlight(where: "d.id BETWEEN $1 AND $2", [String(keys.lowerBound.rawValue), String(keys.upperBound.rawValue)])
+    }
+
+    /// The deliveries not final in `partition` of `map`, in key order: with the count every database has (256,
+    /// fixed by schema 3), through the index on the in-flight deliveries' partitions (schema 4); with another, a scan
+    /// of the in-flight deliveries.
+    public func loadInFlight(partition: Int, of map: PartitionMap) async throws -> [StoredDelivery] {
+        if map.count == PartitionMap.defaultCount {
+            return try await loadInFlight(where: "d.id % \(PartitionMap.defaultCount) = $1", [String(partition)])
+        }
+        return try await loadInFlight(where: "d.id % $2 = $1", [String(partition), String(map.count)])
+    }
+
+    /// The deliveries not final matching `condition` (on `d`), decoded.
+    private func loadInFlight(where condition: String, _ parameters: [String?]) async throws -> [StoredDelivery] {
         let rows = try await store.read { db throws(PGError) in
             try db.execute("""
                 SELECT d.id, d.msisdn, d.snapshot, d.message_id, m.message_id, m.sender, m.body, m.reference, m.dcs,
                        p.app_key, m.presentation
                 FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-                WHERE NOT d.final AND d.id BETWEEN $1 AND $2
+                WHERE NOT d.final AND \(condition)
                 ORDER BY d.id
-                """, [String(keys.lowerBound.rawValue), String(keys.upperBound.rawValue)]).rows
+                """, parameters).rows
         }
         var stored: [StoredDelivery] = []
         stored.reserveCapacity(rows.count)

@@ -99,7 +99,7 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     /// of those partitions waits for the commit (and then loads what it wrote), and a commit after a claim finds
     /// another owner. Parameters: ``fenceParameters(_:)``.
     public static let fenceSQL = """
-        SELECT tandem_expect(count(*), cardinality($2::int[]), 'TD001', 'partition lease lost') FROM (
+        SELECT tandem_expect(count(*), cardinality($2::int[]), '\(leaseLostState)', 'partition lease lost') FROM (
             SELECT 1 FROM partition_leases l JOIN unnest($2::int[], $3::bigint[]) AS f(partition, epoch)
               ON l.partition = f.partition AND l.epoch = f.epoch
             WHERE l.owner = $1 AND l.expires_at > now()
@@ -108,9 +108,17 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
         ) held
         """
 
+    /// The SQLSTATE of a failed fence.
+    public static let leaseLostState = "TD001"
+
     /// The parameters of ``fenceSQL`` for `leases` (distinct partitions), held by this node.
     public func fenceParameters(_ leases: [LeaseRef]) -> [String?] {
-        [node.description] + Self.arrays(leases)
+        Self.fenceParameters(CommitFence(node: node, leases: leases))
+    }
+
+    /// The parameters of ``fenceSQL`` for `fence`.
+    public static func fenceParameters(_ fence: CommitFence) -> [String?] {
+        [fence.node.description] + arrays(fence.leases)
     }
 
     /// `leases` as a PostgreSQL int array of partitions and a bigint array of epochs.

@@ -22,7 +22,7 @@ public enum PGSchema {
         public let sql: String
     }
 
-    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases]
+    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases, partitionIndex]
 
     /// Tables PostgreSQL has and SQLite has not: what several nodes on one database share (SQLite serves one node).
     public static let clusterTables: Set<String> = ["cluster_settings", "cluster_nodes", "partition_leases"]
@@ -89,6 +89,12 @@ public enum PGSchema {
             expires_at timestamptz NOT NULL DEFAULT '-infinity'
         );
         INSERT INTO partition_leases (partition) SELECT generate_series(0, 255);
+        """)
+
+    /// Version 4: a node taking a partition over loads that partition's in-flight deliveries (`id % 256`, the count
+    /// version 3 fixed) through this index, not a scan of every in-flight delivery.
+    public static let partitionIndex = Migration(version: 4, name: "deliveries: in flight by partition", sql: """
+        CREATE INDEX deliveries_in_flight_partition ON deliveries ((id % 256), id) WHERE NOT final;
         """)
 
     /// Version 1: everything SQLite's migrations 1–27 built, in its final form.

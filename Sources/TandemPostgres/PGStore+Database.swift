@@ -25,6 +25,18 @@ extension PGStore: TandemDatabase {
         }
     }
 
+    /// Moves the deliveries' key sequence past the greatest key stored, if it is not already: what a single server
+    /// does before its first delivery, so that its unpartitioned keys (the sequence's values) never meet a key that
+    /// nodes of a cluster made before it (a sequence value times 256 plus a partition; see docs/cluster.md).
+    public func advanceDeliveryKeys() async throws(PGError) {
+        _ = try await write([PGStatement("""
+            SELECT setval(q.s, max(d.id))
+            FROM deliveries d, (SELECT pg_get_serial_sequence('deliveries', 'id')::regclass AS s) q
+            GROUP BY q.s
+            HAVING max(d.id) > coalesce(pg_sequence_last_value(q.s), 0)
+            """)])
+    }
+
     /// Status reports queued and neither delivered nor given up.
     public func outboxBacklog() async throws -> Int {
         try await PGOutbox(store: self).backlog()

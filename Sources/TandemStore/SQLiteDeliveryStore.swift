@@ -42,8 +42,13 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// The pending commit gives the new deliveries' keys, in the order of `inserts`, or a ``StoreError``:
     /// then nothing of the call was written. A commit with nothing to write is `[]` at once, without
     /// touching the database.
+    ///
+    /// `fence` must be nil: an SQLite database serves one node (its server lock refuses a second), which holds every
+    /// partition; a delivery's ``NewDeliveryRecord/partition`` is ignored for the same reason.
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                            acknowledgements: [BWMIAcknowledgementWrite] = [], chain: CommitChain) -> PendingCommit {
+                            acknowledgements: [BWMIAcknowledgementWrite] = [], fence: CommitFence? = nil,
+                            chain: CommitChain) -> PendingCommit {
+        precondition(fence == nil, "an SQLite database serves one node: its commits are never fenced")
         guard !inserts.isEmpty || !changes.isEmpty || !requests.isEmpty || !acknowledgements.isEmpty else {
             return PendingCommit(.success([]))
         }
@@ -129,9 +134,21 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// - Throws: ``StoreError/decoding(column:message:)`` when a row cannot be turned back into values
     ///   (a snapshot missing — written before migration 2 — or undecodable, a malformed GUID or MSISDN).
     public func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws(StoreError) -> [StoredDelivery] {
+        try await read("d.id BETWEEN ? AND ?", [.integer(keys.lowerBound.rawValue), .integer(keys.upperBound.rawValue)])
+    }
+
+    /// The deliveries with `final = 0` whose keys fall in `partition` of `map`, ordered by key, as
+    /// ``loadInFlight(in:)`` reads them. A scan of the in-flight deliveries: an SQLite database serves one node, which
+    /// holds every partition and never loads one alone.
+    public func loadInFlight(partition: Int, of map: PartitionMap) async throws(StoreError) -> [StoredDelivery] {
+        try await read("d.id % ? = ?", [.integer(Int64(map.count)), .integer(Int64(partition))])
+    }
+
+    /// In-flight deliveries matching `condition` (on `d`, the deliveries), off the cooperative pool.
+    private func read(_ condition: String, _ parameters: [SQLValue]) async throws(StoreError) -> [StoredDelivery] {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[StoredDelivery], StoreError>, Never>) in
             DispatchQueue.global().async { [store] in
-                continuation.resume(returning: Result { () throws(StoreError) in try Self.read(keys, from: store) })
+                continuation.resume(returning: Result { () throws(StoreError) in try Self.read(condition, parameters, from: store) })
             }
         }
         return try result.get()
@@ -143,7 +160,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         static let appKey = 9, presentation = 10
     }
 
-    private static func read(_ keys: ClosedRange<DeliveryKey>, from store: Store) throws(StoreError) -> [StoredDelivery] {
+    private static func read(_ condition: String, _ parameters: [SQLValue], from store: Store) throws(StoreError) -> [StoredDelivery] {
         try store.read { (db: Connection) throws(StoreError) -> [StoredDelivery] in
             let decoder = store.policies.decoder()
             var stored: [StoredDelivery] = []
@@ -152,9 +169,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 SELECT d.id AS delivery_key, d.msisdn, d.snapshot, d.message_id AS message_row, m.message_id, m.sender,
                        m.body, m.reference, m.dcs, p.app_key, m.presentation
                 FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN apps p ON p.id = m.app_id
-                WHERE d.final = 0 AND d.id BETWEEN ? AND ?
+                WHERE d.final = 0 AND \(condition)
                 ORDER BY d.id
-                """, [.integer(keys.lowerBound.rawValue), .integer(keys.upperBound.rawValue)]) { (row: Row) throws(StoreError) in
+                """, parameters) { (row: Row) throws(StoreError) in
                 let messageRow = try row.get(Column.messageRow, as: Int64.self)
                 let content: MessageContent
                 if let known = contents[messageRow] {

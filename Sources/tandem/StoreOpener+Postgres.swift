@@ -34,6 +34,13 @@ extension StoreOpener {
             await store.close()
             throw CommandFailure(.failure, "cannot serve: \(error)")
         }
+        do {
+            try await store.advanceDeliveryKeys()
+        } catch {
+            await lock.release()
+            await store.close()
+            throw CommandFailure(.failure, "cannot serve: \(error)")
+        }
         let version = (try? await store.schemaVersion()).map { Int64($0) } ?? -1
         logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version)])
         return Serving(store: store, lock: lock, stillHeld: { await lock.isHeld() })

@@ -169,8 +169,9 @@ final class GatedLookupStore: DeliveryStore {
     var lookupStarted: Bool { gate.withLock { $0.started } }
 
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
-        inner.queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements, chain: chain)
+                     acknowledgements: [BWMIAcknowledgementWrite], fence: CommitFence?, chain: CommitChain) -> PendingCommit {
+        inner.queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements, fence: fence,
+                          chain: chain)
     }
 
     func appendLateEvents(_ events: [(DeliveryKey, DeliveryEvent)], at: Timestamp) async throws {
@@ -180,6 +181,9 @@ final class GatedLookupStore: DeliveryStore {
     func inFlightKeys() async throws -> ClosedRange<DeliveryKey>? { try await inner.inFlightKeys() }
 
     func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery] { try await inner.loadInFlight(in: keys) }
+    func loadInFlight(partition: Int, of map: PartitionMap) async throws -> [StoredDelivery] {
+        try await inner.loadInFlight(partition: partition, of: map)
+    }
 
     func deliveryKey(smsProvider provider: String, reference: String) async throws -> DeliveryKey? {
         let answer = try await inner.deliveryKey(smsProvider: provider, reference: reference)

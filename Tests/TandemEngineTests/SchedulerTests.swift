@@ -28,12 +28,13 @@ struct SchedulerTests {
 
         init(store: InMemoryDeliveryStore = InMemoryDeliveryStore(), push: RecordingPushSender = RecordingPushSender(),
              sms: RecordingSMSSender = RecordingSMSSender(), smsSender: (any SMSSender)? = nil,
-             configuration: Scheduler.Configuration = Scheduler.Configuration()) {
+             configuration: Scheduler.Configuration = Scheduler.Configuration(), ownership: (any PartitionOwnership)? = nil) {
             self.store = store
             self.push = push
             self.sms = sms
             dispatcher = Dispatcher(push: push, sms: smsSender ?? sms)
-            scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock, configuration: configuration)
+            scheduler = Scheduler(store: store, dispatcher: dispatcher, clock: clock, configuration: configuration,
+                                  ownership: ownership)
         }
 
         func start(_ type: AppMessageType, targets: [PushTarget] = [SchedulerTests.t1], smsAllowed: Bool = true,

@@ -25,6 +25,14 @@ final class InMemoryDeliveryStore: DeliveryStore {
         /// While set, commits wait in `held`, in order, until ``releaseHeld()``: a slow disk.
         var holding = false
         var held: [@Sendable () -> Void] = []
+        /// The fences commits came with, in order (nil: a commit without one).
+        var fences: [CommitFence?] = []
+        /// Partitions whose fence fails: a cluster node that lost them (``PartitionLeaseLost``).
+        var lostPartitions: Set<Int> = []
+        /// While set, partition loads wait until ``releaseLoads()``.
+        var holdLoads = false
+        var loadWaiters: [CheckedContinuation<Void, Never>] = []
+        var loadsWaiting: Int { loadWaiters.count }
     }
 
     let state = Mutex(State())
@@ -39,13 +47,21 @@ final class InMemoryDeliveryStore: DeliveryStore {
 
     /// Commits at once (or, while holding, once released), in order; a broken chain's commit fails unapplied.
     /// A BWMI acknowledgement is kept (in `acknowledged`, with the commit's other rows) and answered `acknowledged`.
+    /// A fence naming a partition in `lostPartitions` fails the commit; a new delivery with a partition gets the key
+    /// `n × 256 + partition`, as on PostgreSQL.
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
+                     acknowledgements: [BWMIAcknowledgementWrite], fence: CommitFence?, chain: CommitChain) -> PendingCommit {
         let pending = PendingCommit()
         let run: @Sendable () -> Void = { [self] in
             pending.complete(Result {
                 guard !chain.isBroken else { throw ChainBroken() }
                 do {
+                    try state.withLock { state in
+                        state.fences.append(fence)
+                        if let fence, let lost = fence.leases.first(where: { state.lostPartitions.contains($0.partition) }) {
+                            throw PartitionLeaseLost("partition \(lost.partition)")
+                        }
+                    }
                     let keys = try apply(requests: requests, inserts: inserts, changes: changes)
                     for acknowledgement in acknowledgements { acknowledgement.outcome = .acknowledged }
                     state.withLock { $0.acknowledged += acknowledgements.map { ($0.delivery, $0.device) } }
@@ -87,7 +103,7 @@ final class InMemoryDeliveryStore: DeliveryStore {
             state.requests += requests
             var keys: [DeliveryKey] = []
             for record in inserts {
-                let key = DeliveryKey(state.nextKey)
+                let key = DeliveryKey(record.partition.map { state.nextKey * 256 + Int64($0) } ?? state.nextKey)
                 state.nextKey += 1
                 state.rows[key] = Row(recipient: record.recipient, content: record.content, delivery: record.delivery)
                 state.events.append((key, record.event.logKind, record.event.logDetail))
@@ -133,6 +149,31 @@ final class InMemoryDeliveryStore: DeliveryStore {
                 StoredDelivery(key: $0.key, recipient: $0.value.recipient, content: $0.value.content, delivery: $0.value.delivery)
             }
         }
+    }
+
+    func loadInFlight(partition: Int, of map: PartitionMap) async throws -> [StoredDelivery] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = state.withLock { state in
+                if state.holdLoads { state.loadWaiters.append(continuation) }
+                return state.holdLoads
+            }
+            if !waits { continuation.resume() }
+        }
+        return state.withLock { state in
+            state.rows.filter { !$0.value.delivery.isFinal && map.partition(of: $0.key) == partition }.sorted { $0.key < $1.key }.map {
+                StoredDelivery(key: $0.key, recipient: $0.value.recipient, content: $0.value.content, delivery: $0.value.delivery)
+            }
+        }
+    }
+
+    /// Stops holding partition loads and lets the waiting ones read.
+    func releaseLoads() {
+        let waiting = state.withLock { state in
+            state.holdLoads = false
+            defer { state.loadWaiters = [] }
+            return state.loadWaiters
+        }
+        for waiter in waiting { waiter.resume() }
     }
 
     func reports(for key: DeliveryKey) -> [DeliveryStatus] { state.withLock { $0.reports.filter { $0.0 == key }.map(\.1) } }

@@ -30,6 +30,22 @@ struct DeliveryStoreContractTests {
         await store.close()
     }
 
+    @Test("a partition's in-flight deliveries load alone: the keys congruent to it, in order, final ones left out", arguments: Backend.allCases)
+    func partitionLoad(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let records = try (1...6).map { n in
+            n == 3 ? Fixture.routed(.reject(.noAppKey), msisdn: try Fixture.msisdn(n), content: try Fixture.content(n))
+                   : try Fixture.pushed(to: [Fixture.device(n)], msisdn: Fixture.msisdn(n), content: Fixture.content(n))
+        }
+        let keys = try await store.deliveries.commit(inserts: records, changes: [])
+        let map = try PartitionMap(count: 2)
+        let even = keys.enumerated().filter { $0.offset != 2 && map.partition(of: $0.element) == 0 }.map(\.element)
+        let odd = keys.enumerated().filter { $0.offset != 2 && map.partition(of: $0.element) == 1 }.map(\.element)
+        #expect(try await store.deliveries.loadInFlight(partition: 0, of: map).map(\.key) == even)
+        #expect(try await store.deliveries.loadInFlight(partition: 1, of: map).map(\.key) == odd)
+        await store.close()
+    }
+
     @Test("a change to final leaves the in-flight set, logs its events in order and queues one report with the stored values",
           arguments: Backend.allCases)
     func finalChange(_ backend: Backend) async throws {

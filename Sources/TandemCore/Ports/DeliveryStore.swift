@@ -14,8 +14,13 @@ public protocol DeliveryStore: Sendable {
     ///
     /// `acknowledgements`: BWMI acknowledgements committed in the same transaction (each sets its
     /// ``BWMIAcknowledgementWrite/outcome`` there) — what the scheduler carries with the receipts they come with.
+    ///
+    /// `fence`: on a cluster node, the partition leases the commit is made under; the store fails the whole commit
+    /// with ``PartitionLeaseLost`` unless the node still holds each at its epoch, and gives each insert whose
+    /// ``NewDeliveryRecord/partition`` is set a key in that partition. A store that serves one node only (SQLite)
+    /// is never given one.
     func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
-                     acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit
+                     acknowledgements: [BWMIAcknowledgementWrite], fence: CommitFence?, chain: CommitChain) -> PendingCommit
 
     /// Appends events to deliveries that are already final (late receipts): the event log only, all in one
     /// transaction.
@@ -31,13 +36,24 @@ public protocol DeliveryStore: Sendable {
     /// The deliveries that are not final with keys in `keys`, in key order, with what the dispatcher needs to
     /// resume them. Several calls may run at once.
     func loadInFlight(in keys: ClosedRange<DeliveryKey>) async throws -> [StoredDelivery]
+
+    /// The deliveries that are not final in `partition` of `map` (keys congruent to it), in key order: what a node
+    /// loads when it takes a partition over.
+    func loadInFlight(partition: Int, of map: PartitionMap) async throws -> [StoredDelivery]
 }
 
 extension DeliveryStore {
     /// ``queueCommit(requests:inserts:changes:acknowledgements:chain:)`` without acknowledgements.
     public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
                             chain: CommitChain) -> PendingCommit {
-        queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: [], chain: chain)
+        queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: [], fence: nil, chain: chain)
+    }
+
+    /// ``queueCommit(requests:inserts:changes:acknowledgements:fence:chain:)`` without a fence.
+    public func queueCommit(requests: [AcceptedRequest], inserts: [NewDeliveryRecord], changes: [DeliveryChange],
+                            acknowledgements: [BWMIAcknowledgementWrite], chain: CommitChain) -> PendingCommit {
+        queueCommit(requests: requests, inserts: inserts, changes: changes, acknowledgements: acknowledgements, fence: nil,
+                    chain: chain)
     }
 
     /// Every delivery that is not final, in key order.
@@ -118,15 +134,18 @@ public struct NewDeliveryRecord: Sendable {
     public let event: DeliveryEvent
     public let at: Timestamp
     public let effects: PersistedEffects
+    /// On a cluster node, the partition its key must fall in (one the commit's fence holds); nil: any key.
+    public let partition: Int?
 
     public init(recipient: DeliveryRecipient, content: MessageContent, delivery: Delivery, event: DeliveryEvent, at: Timestamp,
-                effects: PersistedEffects) {
+                effects: PersistedEffects, partition: Int? = nil) {
         self.recipient = recipient
         self.content = content
         self.delivery = delivery
         self.event = event
         self.at = at
         self.effects = effects
+        self.partition = partition
     }
 }
 
