@@ -6,22 +6,48 @@ import TandemCore
 /// (`now()`), so two nodes never both win a partition and no node's clock matters.
 ///
 /// Blocking: each call is one round trip on the calling thread (the lease loop runs on a thread of its own).
-/// Not `Sendable`: one loop uses it.
+/// Not `Sendable`: one loop uses it. Made from a target, it connects again before a call when its connection was
+/// lost (the call that found it lost failed; the loop's next round reconnects).
 public final class PGPartitionLeases: PartitionLeaseStatements {
     public let node: NodeID
-    private let connection: PGConnection
+    private var connection: PGConnection
+    private let target: PGConnectionTarget?
     private let lifetime: String
 
     /// `lifetimeMilliseconds`: how long a claim or a renewal holds, and how long a silent node counts as live.
     public init(connection: PGConnection, node: NodeID, lifetimeMilliseconds: Int) {
         self.connection = connection
+        self.target = nil
         self.node = node
         self.lifetime = String(lifetimeMilliseconds)
     }
 
+    /// On a connection of its own to `target`, made again whenever it was lost.
+    public init(target: PGConnectionTarget, node: NodeID, lifetimeMilliseconds: Int) throws(PGError) {
+        self.connection = try PGConnection(target)
+        self.target = target
+        self.node = node
+        self.lifetime = String(lifetimeMilliseconds)
+    }
+
+    deinit {
+        if target != nil { connection.close() }
+    }
+
+    /// The connection, made again first if it was lost and this object has a target.
+    private var liveConnection: PGConnection {
+        get throws(PGError) {
+            if let target, !connection.isUsable {
+                connection.close()
+                connection = try PGConnection(target)
+            }
+            return connection
+        }
+    }
+
     /// Records that this node is alive and where other nodes reach it (its internal address).
     public func heartbeat(address: String) throws(PGError) {
-        try connection.execute("""
+        try liveConnection.execute("""
             INSERT INTO cluster_nodes (node, address) VALUES ($1, $2)
             ON CONFLICT (node) DO UPDATE SET address = excluded.address, heartbeat_at = now()
             """, [node.description, address])
@@ -29,16 +55,16 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
 
     /// Every lease, the database's time and the live nodes (this one counts as live whatever its heartbeat says).
     public func view() throws(PGError) -> PartitionLeaseView {
-        let settings = try connection.execute("SELECT (extract(epoch FROM now()) * 1000)::bigint, partitions FROM cluster_settings")
+        let settings = try liveConnection.execute("SELECT (extract(epoch FROM now()) * 1000)::bigint, partitions FROM cluster_settings")
         guard let row = settings.rows.first, let now = row[0].flatMap({ Int64($0) }), let partitions = row[1].flatMap({ Int($0) })
         else { throw .client("cluster_settings has no row: is the schema older than version 3?") }
         var live: Set<NodeID> = [node]
-        for row in try connection.execute("""
+        for row in try liveConnection.execute("""
             SELECT node FROM cluster_nodes WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0)
             """, [lifetime]).rows {
             if let id = row[0].flatMap({ try? NodeID($0) }) { live.insert(id) }
         }
-        let leases = try connection.execute("""
+        let leases = try liveConnection.execute("""
             SELECT partition, owner, epoch,
                    CASE WHEN expires_at = '-infinity' THEN 0 ELSE (extract(epoch FROM expires_at) * 1000)::bigint END
             FROM partition_leases ORDER BY partition
@@ -87,6 +113,7 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
 
     /// A node shutting down: every lease it holds is released and its heartbeat removed, in one transaction.
     public func leave() throws(PGError) {
+        let connection = try liveConnection
         try connection.transaction { () throws(PGError) in
             try connection.execute("UPDATE partition_leases SET owner = NULL, expires_at = now() WHERE owner = $1", [node.description])
             try connection.execute("DELETE FROM cluster_nodes WHERE node = $1", [node.description])
@@ -132,7 +159,7 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     private func compareAndSet(_ leases: [LeaseRef], _ sql: String, lifetime withLifetime: Bool = true) throws(PGError) -> [LeaseRef] {
         guard !leases.isEmpty else { return [] }
         let parameters: [String?] = [node.description] + Self.arrays(leases) + (withLifetime ? [lifetime] : [])
-        return try connection.execute(sql, parameters).rows.compactMap { row in
+        return try liveConnection.execute(sql, parameters).rows.compactMap { row in
             guard let partition = row[0].flatMap({ Int($0) }), let epoch = row[1].flatMap({ Int64($0) }) else { return nil }
             return LeaseRef(partition: partition, epoch: epoch)
         }.sorted { $0.partition < $1.partition }

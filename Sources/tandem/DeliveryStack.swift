@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TandemAPI
 import TandemCore
@@ -29,11 +30,18 @@ final class DeliveryStack: Sendable {
     var configurationSummary: String { configuration.providers.summary }
     private let logger: Logger
     private let tasks = TaskBag()
+    /// On a cluster node, its lease membership (docs/cluster.md); nil on a single server.
+    let membership: ClusterMembership?
+    /// On a cluster node, told which partitions' shared work (status reports, spools) this node does after each
+    /// reconciliation.
+    private let workPartitions: (@Sendable ([Int]?) -> Void)?
 
     init(configuration: Configuration, policies: PolicySet, store: any TandemDatabase, providers: ProviderStack,
          webhookPoster: any WebhookPoster, pinKey: [UInt8], metrics: MetricsRegistry, deliveryMetrics: DeliveryMetrics,
-         logger: Logger) {
+         logger: Logger, membership: ClusterMembership? = nil, workPartitions: (@Sendable ([Int]?) -> Void)? = nil) {
         self.configuration = configuration
+        self.membership = membership
+        self.workPartitions = workPartitions
         self.store = store
         self.logger = logger
         let clock = SystemClock()
@@ -42,7 +50,8 @@ final class DeliveryStack: Sendable {
                                   configuration: Scheduler.Configuration(tick: configuration.scheduler.tick,
                                                                          expectedTimers: configuration.scheduler.expectedTimers,
                                                                          smsReportWait: configuration.scheduler.smsReportWait),
-                                  logger: logger.with(["component": "scheduler"]), metrics: deliveryMetrics)
+                                  logger: logger.with(["component": "scheduler"]), metrics: deliveryMetrics,
+                                  ownership: membership)
         self.scheduler = scheduler
         self.providers = providers
         providers.connect(to: scheduler)
@@ -109,11 +118,40 @@ final class DeliveryStack: Sendable {
     /// housekeeping, and returns at once: the deliveries load in the background (``Scheduler/loadRecovered(pageKeys:readsInFlight:)``)
     /// while new messages are accepted. A receipt, report or fallback request for a delivery not loaded yet waits
     /// for it (an SMSC sends the receipts it kept for us as soon as we bind), and no timer fires before its deadline.
+    ///
+    /// On a cluster node there is no recovery of every delivery: the lease loop starts, and after each of its rounds
+    /// the scheduler loads the partitions the node gained and drops the ones it lost (``Scheduler/reconcile(with:)``).
     func start() async throws {
         try await deviceAPI.restorePrefixBlocks()
-        try await scheduler.beginRecovery()
+        if let membership {
+            startMembership(membership)
+        } else {
+            try await scheduler.beginRecovery()
+            startRecovery()
+        }
         providers.start()
-        let scheduler = scheduler, relay = relay, store = store, logger = logger
+        startLoops()
+    }
+
+    /// The lease loop, and one task that reconciles the scheduler with each round's leases, the newest first (a round
+    /// that ends while a reconciliation still loads partitions waits for it; older rounds are skipped).
+    private func startMembership(_ membership: ClusterMembership) {
+        let (rounds, continuation) = AsyncStream.makeStream(of: [LeaseRef].self, bufferingPolicy: .bufferingNewest(1))
+        let scheduler = scheduler, workPartitions = workPartitions
+        tasks.add(Task {
+            for await held in rounds {
+                let changes = await scheduler.reconcile(with: held)
+                if changes.recovery.deliveries > 0 { ProcessIO.releaseFreeHeap() }
+                workPartitions?(await scheduler.loadedPartitions.map(\.partition))
+            }
+        })
+        workPartitions?([])  // none until the first round's partitions are loaded
+        membership.start { held in continuation.yield(held) }
+    }
+
+    /// Loads the deliveries a single server's previous run left in flight.
+    private func startRecovery() {
+        let scheduler = scheduler, logger = logger
         let started = ContinuousClock.now
         tasks.add(Task {
             do {
@@ -132,6 +170,11 @@ final class DeliveryStack: Sendable {
                 logger.info("recovery stopped", ["error": .string("\(error)")])  // cancelled at shutdown
             }
         })
+    }
+
+    /// The scheduler's timers, the status-report relay, the spool drainer and housekeeping.
+    private func startLoops() {
+        let scheduler = scheduler, relay = relay, store = store, logger = logger
         let retention = configuration.gateway.idempotencyRetention
         let eventRetention = configuration.mymsp.eventRetention
         tasks.add(Task {
@@ -168,6 +211,9 @@ final class DeliveryStack: Sendable {
     }
 
     /// Stops the loops and lets sends already started finish (bounded by `grace`).
+    ///
+    /// A cluster node then leaves the cluster: its partitions are released at once (after what was sent is recorded),
+    /// so that the other nodes take them over in their next round instead of after the leases run out.
     func stop(grace: Duration) async {
         tasks.cancelAll()
         let dispatcher = dispatcher
@@ -176,6 +222,14 @@ final class DeliveryStack: Sendable {
             group.addTask { try? await Task.sleep(for: grace) }
             await group.next()
             group.cancelAll()
+        }
+        if let membership {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                Thread {
+                    membership.leave()
+                    continuation.resume()
+                }.start()
+            }
         }
         await providers.shutdown()
     }

@@ -40,7 +40,15 @@ struct ServeCommand {
         // Closed on every way out before the server takes it (the server closes it at shutdown).
         var serving = false
         defer { if !serving { listener.close() } }
-        let opened = try await StoreOpener.openForServing(configuration.database, logger: logger)
+        let opened: StoreOpener.Serving
+        var membership: ClusterMembership?
+        if let cluster = configuration.cluster {
+            let address = cluster.address ?? ListenAddress(host: configuration.listen.host, port: listener.port)
+            (opened, membership) = try await StoreOpener.openPostgresForCluster(configuration.database, cluster: cluster,
+                                                                               address: address, logger: logger)
+        } else {
+            opened = try await StoreOpener.openForServing(configuration.database, logger: logger)
+        }
         let store = opened.store
         defer { withExtendedLifetime(opened.lock) {} }
         logger.info("policies loaded", [
@@ -86,8 +94,9 @@ struct ServeCommand {
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
                                   pinKey: pinKey, metrics: registry, deliveryMetrics: DeliveryMetrics(registry: registry),
-                                  logger: logger)
+                                  logger: logger, membership: membership)
         Self.registerEngineGauges(registry, scheduler: stack.scheduler, providers: providers)
+        if let membership { Self.registerClusterMetrics(registry, membership: membership) }
         do {
             try await stack.start()
             await backlogs.start()
@@ -100,7 +109,8 @@ struct ServeCommand {
         var router = HTTPRouter()
         stack.register(in: &router)
         HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.isReachable() },
-                       writeFailure: { store.writerStatistics.lastFailure })
+                       writeFailure: { store.writerStatistics.lastFailure },
+                       cluster: Self.clusterHealth(membership))
             .register(in: &router)
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
         OpenAPIDocument().register(in: &router)
@@ -200,6 +210,29 @@ struct ServeCommand {
                          labels: ["provider"], read: { push.map { ([$0.provider], Double($0.read().connectionsOpened)) } })
         registry.gauge("tandem_push_requests_active", help: "Push requests on the wire or waiting for a connection, by provider.",
                        labels: ["provider"]) { push.map { ([$0.provider], Double($0.read().activeTransfers)) } }
+    }
+
+    /// What `/healthz` says of a cluster node: its name and the partitions it holds now.
+    static func clusterHealth(_ membership: ClusterMembership?) -> (@Sendable () -> HealthEndpoint.ClusterHealth)? {
+        guard let membership else { return nil }
+        return { HealthEndpoint.ClusterHealth(node: membership.node.description, partitions: membership.held.map(\.partition)) }
+    }
+
+    /// A cluster node's lease gauges and counters.
+    static func registerClusterMetrics(_ registry: MetricsRegistry, membership: ClusterMembership) {
+        registry.gauge("tandem_cluster_partitions_held", help: "Partitions whose lease this node holds and may act on.") {
+            Double(membership.held.count)
+        }
+        registry.counter("tandem_cluster_lease_rounds_total", help: "Lease rounds run, by outcome.", labels: ["outcome"]) {
+            let counters = membership.counters
+            return [(["ok"], Double(counters.rounds - counters.failedRounds)), (["failed"], Double(counters.failedRounds))]
+        }
+        registry.counter("tandem_cluster_partitions_changed_total",
+                         help: "Partition leases this node gained (claims and takeovers), lost, or released to another node.",
+                         labels: ["change"]) {
+            let counters = membership.counters
+            return [(["gained"], Double(counters.gained)), (["lost"], Double(counters.lost)), (["released"], Double(counters.released))]
+        }
     }
 
     /// Binds the listen address, or fails in words (a taken port names the way out).

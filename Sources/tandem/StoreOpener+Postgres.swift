@@ -1,4 +1,5 @@
 import TandemCore
+import TandemEngine
 import TandemPostgres
 
 extension StoreOpener {
@@ -37,13 +38,47 @@ extension StoreOpener {
         do {
             try await store.advanceDeliveryKeys()
         } catch {
-            await lock.release()
+            lock.release()
             await store.close()
             throw CommandFailure(.failure, "cannot serve: \(error)")
         }
         let version = (try? await store.schemaVersion()).map { Int64($0) } ?? -1
         logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version)])
         return Serving(store: store, lock: lock, stillHeld: { await lock.isHeld() })
+    }
+
+    /// The PostgreSQL store for a cluster node's `tandem serve`: no serving lock (the nodes share the database, each
+    /// acting only on the partitions it leases), the schema migrated (two nodes starting at once: one migrates, the
+    /// other waits and finds it done), and the node's lease membership on a connection of its own.
+    static func openPostgresForCluster(_ database: Configuration.Database, cluster: Configuration.Cluster, address: ListenAddress,
+                                       logger: Logger) async throws(CommandFailure) -> (Serving, ClusterMembership) {
+        let target = try target(database, applicationName: "tandem serve \(cluster.node)")
+        let store: PGStore
+        do {
+            store = try await PGStore.open(target, readers: database.readers, commitMaxWrites: database.commitMaxWrites,
+                                           waitingUpTo: database.connectTimeout)
+        } catch {
+            throw failure(error, database)
+        }
+        let membership: ClusterMembership
+        do {
+            // One connect, once, at start-up (the store's own connections were just made the same way).
+            let statements = try PGPartitionLeases(target: target, node: cluster.node,
+                                                   lifetimeMilliseconds: Int(cluster.leaseLifetime.milliseconds))
+            let planner = try LeasePlanner(node: cluster.node, partitions: PartitionMap(count: PartitionMap.defaultCount),
+                                           maxClaimsPerRound: cluster.maxClaimsPerRound, maxReleasesPerRound: cluster.maxReleasesPerRound)
+            let keeper = PartitionLeaseKeeper(statements: statements, planner: planner, address: address.description,
+                                              lifetime: cluster.leaseLifetime, margin: cluster.safetyMargin)
+            membership = ClusterMembership(keeper: keeper, interval: cluster.renewInterval,
+                                           logger: logger.with(["component": "cluster", "node": .string(cluster.node.description)]))
+        } catch {
+            await store.close()
+            throw CommandFailure(.failure, "cannot join the cluster: \(error)")
+        }
+        let version = (try? await store.schemaVersion()).map { Int64($0) } ?? -1
+        logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version),
+                                   "cluster": .string(cluster.node.description), "address": .string(address.description)])
+        return (Serving(store: store, lock: membership), membership)
     }
 
     private static func target(_ database: Configuration.Database, applicationName: String) throws(CommandFailure) -> PGConnectionTarget {

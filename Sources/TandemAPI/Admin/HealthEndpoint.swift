@@ -13,11 +13,24 @@ public struct HealthEndpoint: Sendable {
     private let uptimeSeconds: @Sendable () -> Double
     private let databaseIsReachable: @Sendable () -> Bool
     private let writeFailure: @Sendable () -> String?
+    private let cluster: (@Sendable () -> ClusterHealth)?
+
+    /// A cluster node's part of the answer: its name and the partitions whose leases it holds now.
+    public struct ClusterHealth: Sendable {
+        public let node: String
+        public let partitions: [Int]
+        public init(node: String, partitions: [Int]) {
+            self.node = node
+            self.partitions = partitions
+        }
+    }
 
     /// - Parameter writeFailure: why the store's last commit failed while none has succeeded since, else nil.
     public init(version: String = TandemVersion.current, uptimeSeconds: @escaping @Sendable () -> Double,
-                databaseIsReachable: @escaping @Sendable () -> Bool, writeFailure: @escaping @Sendable () -> String? = { nil }) {
+                databaseIsReachable: @escaping @Sendable () -> Bool, writeFailure: @escaping @Sendable () -> String? = { nil },
+                cluster: (@Sendable () -> ClusterHealth)? = nil) {
         self.version = version
+        self.cluster = cluster
         self.uptimeSeconds = uptimeSeconds
         self.databaseIsReachable = databaseIsReachable
         self.writeFailure = writeFailure
@@ -39,6 +52,12 @@ public struct HealthEndpoint: Sendable {
         if let failure {
             body += ",\"reason\":"
             JSONText.appendString("the last write to the database failed and none has succeeded since: \(failure)", to: &body)
+        }
+        if let cluster = cluster?() {
+            // A node holding no partition yet still serves: it accepts nothing new but forwards and answers reads.
+            body += ",\"cluster\":{\"node\":"
+            JSONText.appendString(cluster.node, to: &body)
+            body += ",\"partitions\":\(cluster.partitions.count),\"held\":[\(cluster.partitions.map(String.init).joined(separator: ","))]}"
         }
         body += "}"
         var response = Response.json(healthy ? .ok : .serviceUnavailable, body)

@@ -53,7 +53,33 @@ extension Configuration {
             configuration.deviceAPI.verification.pinKey = resolved
         }
         try resolveProviderSecrets(&configuration.providers, file: file, environment: environment)
+        try resolveCluster(&configuration, file: file, environment: environment)
         return configuration
+    }
+
+    /// `TANDEM_CLUSTER_NODE` names this node; a cluster needs PostgreSQL and a shared secret of 32 bytes or more.
+    private static func resolveCluster(_ configuration: inout Configuration, file: String,
+                                       environment: [String: String]) throws(ConfigurationError) {
+        if let name = environment["TANDEM_CLUSTER_NODE"] {
+            guard configuration.cluster != nil else {
+                throw ConfigurationError(file: "TANDEM_CLUSTER_NODE", key: "cluster.node", problem: "names a cluster node: add a cluster section too")
+            }
+            do {
+                configuration.cluster?.node = try NodeID(name)
+            } catch {
+                throw ConfigurationError(file: "TANDEM_CLUSTER_NODE", key: "cluster.node", problem: "\(error)")
+            }
+        }
+        guard let cluster = configuration.cluster else { return }
+        guard configuration.database.url != nil else {
+            throw ConfigurationError(file: file, key: "cluster", problem: "needs a PostgreSQL database (database.url): an SQLite file serves one node")
+        }
+        let secret = try resolve(cluster.secret, key: "cluster.secret", file: file, environment: environment)
+        guard secret.value.utf8.count >= 32 else {
+            throw ConfigurationError(file: file, key: "cluster.secret",
+                                     problem: "the secret in \(secret.environmentVariable) must be at least 32 bytes")
+        }
+        configuration.cluster?.secret = secret
     }
 
     private static func resolveProviderSecrets(_ providers: inout Providers, file: String,
@@ -99,7 +125,7 @@ extension Configuration {
 extension Configuration: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, http, database, policies, providers, metrics, log, scheduler, gateway, statusReports, simulator, deviceAPI
-        case dashboard, mymsp
+        case dashboard, mymsp, cluster
     }
 
     public init(from decoder: any Decoder) throws {
@@ -129,6 +155,7 @@ extension Configuration: Decodable {
         simulator = try c.decodeIfPresent(Simulator.self, forKey: .simulator) ?? simulator
         deviceAPI = try c.decodeIfPresent(DeviceAPI.self, forKey: .deviceAPI) ?? deviceAPI
         mymsp = try c.decodeIfPresent(MyMSP.self, forKey: .mymsp) ?? mymsp
+        cluster = try c.decodeIfPresent(Cluster.self, forKey: .cluster)
     }
 }
 

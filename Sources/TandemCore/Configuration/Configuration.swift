@@ -22,6 +22,8 @@ public struct Configuration: Sendable, Hashable {
     public var simulator = Simulator()
     public var deviceAPI = DeviceAPI()
     public var mymsp = MyMSP()
+    /// Set: this server is one node of several on one PostgreSQL database (docs/cluster.md).
+    public var cluster: Cluster?
     /// Every path-valued key the file gave, as written and as resolved (`load` fills it in).
     public internal(set) var paths: [ConfiguredPath] = []
 
