@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TandemCore
 import TandemStoreSupport
 
@@ -16,6 +17,8 @@ public final class PGStore: Sendable {
     public let target: PGConnectionTarget
     public var conninfo: String { target.conninfo }
     let heartbeat = PGHeartbeat()
+    /// The partitions whose shared work this node does (``setWorkPartitions(_:)``); nil: all of them.
+    private let workPartitions = Mutex<[Int]?>(nil)
 
     private init(target: PGConnectionTarget, readers: Int, writer configuration: PGWriter.Configuration) {
         self.target = target
@@ -86,6 +89,26 @@ public final class PGStore: Sendable {
         await readers.close()
     }
 
+    /// Limits the work every node shares to the partitions this node holds (docs/cluster.md): the status-report
+    /// outbox (``PGOutbox/dueReports(now:limit:)``, ``PGOutbox/nextDue()``) and the recipient spools
+    /// (``nextSpoolChunk(limit:message:afterQueue:)`` without a message, ``queuedSpoolRecipients()``) then see only
+    /// rows of those partitions, so two nodes never post one report or drain one spool at once. An outbox row of
+    /// kind `statusReport` is in its delivery's partition (`delivery_id % 256`); one of kind `mymspEvent` in
+    /// `hashtext(url) & 255` (PostgreSQL's hash, the same on every node: a URL's events stay together, in order);
+    /// a spool in its message's (`message_spools.message_id % 256`, the `messages.id`).
+    ///
+    /// nil (the default): every partition, a single server; the statements are then those of a single server.
+    /// An empty list: none (the node holds no lease), and those reads return nothing without a query. Thread-safe;
+    /// the lease keeper sets it as the node gains and loses partitions. A read already running keeps the filter it
+    /// started with.
+    public func setWorkPartitions(_ partitions: [Int]?) {
+        let sorted = partitions.map { Array(Set($0)).sorted() }
+        workPartitions.withLock { $0 = sorted }
+    }
+
+    /// The partitions ``setWorkPartitions(_:)`` set (sorted, each once); nil: every partition.
+    var workPartitionFilter: [Int]? { workPartitions.withLock { $0 } }
+
     /// Batch counters of the writer (see ``WriterStatistics``).
     public var writerStatistics: WriterStatistics { writer.statistics }
 
@@ -128,6 +151,11 @@ extension Optional where Wrapped == Int64 {
 
 extension Bool {
     var pgText: String { self ? "t" : "f" }
+}
+
+extension Array where Element == Int {
+    /// An `int[]` parameter: `{3,4}`.
+    var pgIntArray: String { "{" + map(String.init).joined(separator: ",") + "}" }
 }
 
 /// Rows gathered column by column, sent as one array parameter per column (`unnest($1::text[], …)`): what every
