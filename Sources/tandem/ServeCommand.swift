@@ -3,6 +3,7 @@ import TandemAPI
 import TandemCore
 import TandemEngine
 import TandemHTTP
+import TandemPostgres
 import TandemProviders
 import TandemStore
 
@@ -94,7 +95,10 @@ struct ServeCommand {
                                   webhookPoster: HTTPWebhookPoster(client: webhookClient, timeout: configuration.statusReports.timeout,
                                                                    userAgent: "Tandem/\(TandemVersion.current)"),
                                   pinKey: pinKey, metrics: registry, deliveryMetrics: DeliveryMetrics(registry: registry),
-                                  logger: logger, membership: membership)
+                                  logger: logger, membership: membership,
+                                  workPartitions: membership == nil ? nil : (store as? PGStore).map { store in
+                                      { @Sendable partitions in store.setWorkPartitions(partitions) }
+                                  })
         Self.registerEngineGauges(registry, scheduler: stack.scheduler, providers: providers)
         if let membership { Self.registerClusterMetrics(registry, membership: membership) }
         do {
