@@ -446,7 +446,7 @@ extension Scheduler {
         dispatcher.dispatch(work) { [weak self] events in
             guard let self else { return }
             do {
-                _ = try await self.record(events)
+                _ = try await self.recordHere(events)  // results of this node's own sends: never forwarded
             } catch {
                 self.logger.error("provider results not recorded", [
                     "deliveries": .string(events.map { String($0.0.rawValue) }.joined(separator: ",")),

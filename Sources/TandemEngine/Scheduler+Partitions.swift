@@ -188,8 +188,15 @@ extension Scheduler {
                     "partition": .int(Int64(partition)), "events": .string(events.map(\.1.logKind).joined(separator: ",")),
                 ])
             }
-        case .receipt(_, _, _, _, let completion):
-            completion(.failure(error))
+        case .receipt(let key, let events, let sender, let acknowledgement, let completion):
+            // A receipt for a partition not held here at all goes to its owner (one that lapsed here waits for this
+            // node to renew or lose it: its client tries again).
+            if partitions[partition] == nil, forwarder != nil {
+                forwardReceipt(key: key, events: events, sender: sender, acknowledgement: acknowledgement, partition: partition,
+                               completion: completion)
+            } else {
+                completion(.failure(error))
+            }
         }
     }
 

@@ -59,7 +59,7 @@ extension Scheduler {
         let fired = wheel.advance(to: tick(containing: clock.now()))
         guard !fired.isEmpty else { return 0 }
         do {
-            _ = try await record(fired.map { id in
+            _ = try await recordHere(fired.map { id in
                 let (key, kind) = Self.decode(id)
                 return (key, DeliveryEvent.timerFired(kind))
             })

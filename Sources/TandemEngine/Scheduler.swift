@@ -206,6 +206,8 @@ public actor Scheduler {
     var heldForPartition: [Int: [Command]] = [:]
     /// Where the next new delivery's partition is taken from, among those held (in turn).
     var nextPartition = 0
+    /// On a cluster node, where calls for deliveries of partitions not held here go (``Scheduler+Forwarding``).
+    var forwarder: (any DeliveryForwarder)?
 
     public init(store: any DeliveryStore, dispatcher: Dispatcher, clock: any SchedulerClock,
                 configuration: Configuration = Configuration(), logger: Logger = .discarding,
@@ -249,8 +251,16 @@ public actor Scheduler {
         try await record([(key, event)])[0]
     }
 
-    /// Applies several events in order, committed together.
+    /// Applies several events in order, committed together. On a cluster node with a forwarder, events for
+    /// deliveries of partitions not held here go to their owners, one call per partition (``forwardingRecord(_:)``).
     public func record(_ events: [(DeliveryKey, DeliveryEvent)]) async throws -> [EventOutcome] {
+        guard !events.isEmpty else { return [] }
+        if ownership != nil, forwarder != nil { return try await forwardingRecord(events) }
+        return try await recordHere(events)
+    }
+
+    /// ``record(_:)`` on this node only: events for a partition not held here fail with ``NotPartitionOwner``.
+    func recordHere(_ events: [(DeliveryKey, DeliveryEvent)]) async throws -> [EventOutcome] {
         guard !events.isEmpty else { return [] }
         return try await withCheckedThrowingContinuation { continuation in
             enqueue(.events(events, continuation))
@@ -302,6 +312,17 @@ public actor Scheduler {
     /// Asks for the SMS now (OTP manual fallback). Returns what the delivery's policy and state allowed;
     /// when `.available`, the fallback has been committed.
     public func requestManualFallback(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
+        if let partition = forwardedPartition(of: key) {
+            guard case .manualFallback(let availability) = try await forward(.manualFallback(key), partition: partition) else {
+                throw ForwardingFailed("the owner answered a fallback request with another kind of answer")
+            }
+            return availability
+        }
+        return try await requestManualFallbackHere(for: key)
+    }
+
+    /// ``requestManualFallback(for:)`` on this node only.
+    func requestManualFallbackHere(for key: DeliveryKey) async throws -> ManualFallbackAvailability {
         await waitUntilLoaded(key)
         try await waitUntilPartitionLoaded(of: key)
         guard let inFlight = entries[key] else { return .alreadyFinal }

@@ -59,10 +59,14 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
         guard let row = settings.rows.first, let now = row[0].flatMap({ Int64($0) }), let partitions = row[1].flatMap({ Int($0) })
         else { throw .client("cluster_settings has no row: is the schema older than version 3?") }
         var live: Set<NodeID> = [node]
+        var addresses: [NodeID: String] = [:]
         for row in try liveConnection.execute("""
-            SELECT node FROM cluster_nodes WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0)
+            SELECT node, address FROM cluster_nodes WHERE heartbeat_at > now() - make_interval(secs => $1::bigint / 1000.0)
             """, [lifetime]).rows {
-            if let id = row[0].flatMap({ try? NodeID($0) }) { live.insert(id) }
+            if let id = row[0].flatMap({ try? NodeID($0) }) {
+                live.insert(id)
+                addresses[id] = row[1]
+            }
         }
         let leases = try liveConnection.execute("""
             SELECT partition, owner, epoch,
@@ -74,7 +78,8 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
             return PartitionLease(partition: partition, owner: row[1].flatMap { try? NodeID($0) }, epoch: epoch,
                                   expiresAt: Timestamp(milliseconds: expires))
         }
-        return PartitionLeaseView(now: Timestamp(milliseconds: now), partitions: partitions, leases: leases, liveNodes: live)
+        return PartitionLeaseView(now: Timestamp(milliseconds: now), partitions: partitions, leases: leases, liveNodes: live,
+                                  addresses: addresses)
     }
 
     /// Extends each lease this node still holds at the epoch given and that has not expired; answers those extended.

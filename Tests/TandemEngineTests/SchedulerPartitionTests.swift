@@ -194,3 +194,76 @@ struct SchedulerPartitionTests {
         #expect(store.reports(for: key) == [.read])
     }
 }
+
+/// Forwarding between two nodes in one process: node b's forwarder hands calls to node a's scheduler, as the
+/// internal HTTP call does between processes.
+@Suite("Scheduler: calls forwarded to a partition's owner")
+struct SchedulerForwardingTests {
+    typealias H = SchedulerTests.Harness
+    typealias Leases = SchedulerPartitionTests.Leases
+
+    /// Sends every call to `owner`'s scheduler, recording the partitions it was asked for.
+    final class DirectForwarder: DeliveryForwarder {
+        let owner: Scheduler
+        let asked = Mutex<[Int]>([])
+        init(owner: Scheduler) { self.owner = owner }
+        func forward(_ call: ForwardedCall, partition: Int) async throws -> ForwardedAnswer {
+            asked.withLock { $0.append(partition) }
+            return try await owner.applyForwarded(call)
+        }
+    }
+
+    static func pair() async throws -> (a: H, b: H, forwarder: DirectForwarder, store: InMemoryDeliveryStore) {
+        let store = InMemoryDeliveryStore()
+        let (a, _) = await SchedulerPartitionTests.node("a", [5: 1], store: store)
+        let (b, _) = await SchedulerPartitionTests.node("b", [6: 1], store: store)
+        let forwarder = DirectForwarder(owner: a.scheduler)
+        await b.scheduler.setForwarder(forwarder)
+        return (a, b, forwarder, store)
+    }
+
+    @Test("a read reported on node b for node a's delivery is applied by a before its deadline: no SMS, one Read report")
+    func receipt() async throws {
+        let (a, b, forwarder, store) = try await Self.pair()
+        let key = try await a.start(.critical)
+        let sender = Scheduler.ReceiptSender(app: SchedulerTests.appA, msisdn: SchedulerTests.msisdn)
+        let content = SchedulerTests.appContent
+        let appKey = try await a.start(.critical, content: content)
+        #expect(try await b.scheduler.recordReceipt([.readReported(SchedulerTests.d1)], for: appKey, from: sender) == .recorded)
+        #expect(forwarder.asked.withLock { $0 } == [5])
+        #expect(store.reports(for: appKey) == [.read])
+        // A receipt naming another app is answered by the owner as it would be locally.
+        #expect(try await b.scheduler.recordReceipt([.readReported(SchedulerTests.d1)], for: key, from: sender) == .notTheRecipient)
+        try await a.advance(to: 31)
+        try await b.advance(to: 31)
+        #expect(a.sms.sent.map(\.key) == [key])
+        #expect(b.sms.sent.isEmpty)
+    }
+
+    @Test("events are split by partition: this node's applied here, the others forwarded, outcomes in order; a fallback request is forwarded")
+    func eventsAndFallback() async throws {
+        let (a, b, forwarder, store) = try await Self.pair()
+        let remote = try await a.start(.otp)
+        let local = try await b.start(.otp)
+        let outcomes = try await b.scheduler.record([(local, .deliveryAcknowledged(SchedulerTests.d1)),
+                                                     (remote, .deliveryAcknowledged(SchedulerTests.d1))])
+        #expect(outcomes == [.applied, .applied])
+        #expect(store.events(for: remote).last == "deliveryAcknowledged")
+        #expect(store.events(for: local).last == "deliveryAcknowledged")
+        let waiting = try await a.start(.otp)
+        let availability = try await b.scheduler.requestManualFallback(for: waiting)
+        #expect(availability == .available)
+        await a.dispatcher.waitUntilIdle()
+        #expect(a.sms.sent.map(\.key) == [waiting])
+        #expect(forwarder.asked.withLock { $0 } == [5, 5])
+    }
+
+    @Test("a forwarded call for a partition the owner does not hold is refused (NotPartitionOwner), never forwarded again")
+    func notOwnerThere() async throws {
+        let (_, b, _, _) = try await Self.pair()
+        let stranger = DeliveryKey(7 * 256 + 9)
+        await #expect(throws: NotPartitionOwner(partition: 9)) {
+            try await b.scheduler.applyForwarded(.events([(stranger, .readReported(SchedulerTests.d1))]))
+        }
+    }
+}

@@ -25,11 +25,14 @@ public struct PartitionLeaseView: Sendable, Equatable {
     public let partitions: Int
     public let leases: [PartitionLease]
     public let liveNodes: Set<NodeID>
+    /// Where each live node says it is reached (its heartbeat's address), for calls forwarded to a partition's owner.
+    public let addresses: [NodeID: String]
 
-    public init(now: Timestamp, partitions: Int, leases: [PartitionLease], liveNodes: Set<NodeID>) {
+    public init(now: Timestamp, partitions: Int, leases: [PartitionLease], liveNodes: Set<NodeID>, addresses: [NodeID: String] = [:]) {
         self.now = now
         self.partitions = partitions
         self.leases = leases
         self.liveNodes = liveNodes
+        self.addresses = addresses
     }
 }

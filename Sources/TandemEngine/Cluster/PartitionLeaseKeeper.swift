@@ -55,6 +55,8 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
     public let margin: Duration
     private let statements: any PartitionLeaseStatements
     private let held = Mutex<[Int: Held]>([:])
+    /// As of the last round: the address of each partition's owner, if it is live and not this node.
+    private let owners = Mutex<[Int: String]>([:])
 
     /// `margin` (less than `lifetime`) absorbs the time between reading this node's clock and the database's, and
     /// what a commit under way may still take.
@@ -76,6 +78,13 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
         }
     }
 
+    /// Where the node that held `partition` at the last round is reached, if it is another live node; nil when the
+    /// partition had no live owner (free, expired, or this node's). Up to one round old: a forwarded call that
+    /// finds the node no longer holding it is refused there, and the caller tries again.
+    public func ownerAddress(of partition: Int) -> String? {
+        owners.withLock { $0[partition] }
+    }
+
     /// The partitions this node may act on at `now`, in order.
     public func partitions(at now: ContinuousClock.Instant) -> [LeaseRef] {
         held.withLock { held in
@@ -94,6 +103,11 @@ public final class PartitionLeaseKeeper: @unchecked Sendable {
             throw PartitionCountMismatch(database: view.partitions, planner: planner.partitions.count)
         }
         let plan = planner.plan(now: view.now, leases: view.leases, liveNodes: view.liveNodes)
+        var directory: [Int: String] = [:]
+        for lease in view.leases where lease.expiresAt > view.now {
+            if let owner = lease.owner, owner != planner.node, let address = view.addresses[owner] { directory[lease.partition] = address }
+        }
+        owners.withLock { $0 = directory }
         let validUntil = start + lifetime - margin
         var changes = Changes()
 
