@@ -119,7 +119,6 @@ extension AppCommand {
 
     /// Not only digits (`recipients` reads digits as an id), no comma (its separator).
     static func isMyMSPGroupName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 100 && !name.contains(",") && !name.utf8.allSatisfy { (0x30...0x39).contains($0) }
-            && name == name.trimmingASCIISpaces()
+        MyMSPCodec.isGroupName(name)
     }
 }

@@ -161,6 +161,13 @@ struct MyMSPCodecTests {
         #expect(request.groups == ["recipgroupA", "grp B"])
         #expect(request.delayWhileIdle && request.collapseKey == "news" && request.timeToLive == 60)
         #expect(request.restrictedPackageName == "com.example" && request.message == "Hello")
+        // A comma followed by a combining mark is one character, but still the separator (found by fuzzing): no
+        // group name ever holds a comma.
+        let combining = try MyMSPCodec.send(Self.params("message=x&recipients=grpA,\u{301}grpB,7"))
+        #expect(combining.groups == ["grpA", "\u{301}grpB"] && combining.recipientIDs == [7])
+        #expect(combining.groups.allSatisfy(MyMSPCodec.isGroupName))
+        #expect(!MyMSPCodec.isGroupName("a,\u{301}b") && !MyMSPCodec.isGroupName("123") && !MyMSPCodec.isGroupName(" a")
+                && MyMSPCodec.isGroupName("grp B"))
         let plain = try MyMSPCodec.send(Self.params("message=x&recipients=5"))
         #expect(!plain.delayWhileIdle && plain.collapseKey == nil && plain.timeToLive == nil && plain.restrictedPackageName == nil)
     }

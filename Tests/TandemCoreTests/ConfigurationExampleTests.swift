@@ -54,6 +54,8 @@ struct ConfigurationExampleTests {
             "deviceAPI.protection": keys(C.Protection.CodingKeys.self),
             "deviceAPI.protection.conversion": keys(PinSMSGuard.ConversionRule.CodingKeys.self),
             "mymsp": keys(C.MyMSP.CodingKeys.self),
+            "cluster": keys(C.Cluster.CodingKeys.self),
+            "cluster.secret": secret,
         ]
         for name in ["subscribesPerClientIP", "subscribesPerUser", "getsPerClientIP", "getsPerUser"] { table["mymsp." + name] = budget }
         for name in keys(C.Limits.CodingKeys.self) { table["deviceAPI.limits." + name] = budget }

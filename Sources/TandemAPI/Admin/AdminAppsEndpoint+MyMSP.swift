@@ -59,8 +59,8 @@ extension AdminAppsEndpoint {
         let body = try AdminRequestBody(request.body, keys: ["shortName", "recipients"])
         let shortName = try body.string("shortName")
         for text in [name] + (shortName.map { [$0] } ?? []) {
-            guard !text.isEmpty, text.count <= 100, !text.contains(","), !text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-                throw .badRequest("a group name must be 1 to 100 characters, not only digits, without commas")
+            guard MyMSPCodec.isGroupName(text) else {
+                throw .badRequest("a group name must be 1 to 100 characters, not only digits, without commas or spaces around it")
             }
         }
         var ids: [Int64] = []

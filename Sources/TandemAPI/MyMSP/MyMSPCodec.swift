@@ -125,12 +125,21 @@ public enum MyMSPCodec {
         return Get(recipient: recipient, lastMsgno: last, sentAfter: sentAfter)
     }
 
+    /// Whether `name` can name a group in a `send`'s recipients: 1 to 100 characters, not only digits (that is a
+    /// recipient id), no comma code point (the list's separator), no spaces around it (a send's items are trimmed).
+    public static func isGroupName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 100 && !name.utf8.contains(UInt8(ascii: ","))
+            && !name.utf8.allSatisfy { (0x30...0x39).contains($0) } && name == name.trimmingASCIISpaces()
+    }
+
     public static func send(_ parameters: Parameters) throws(MyMSPError) -> Send {
         guard let message = value(parameters, "message"), message.utf8.count <= maxMessageBytes else { throw .invalidMessage }
         var ids: [Int64] = []
         var groups: [String] = []
-        for item in (value(parameters, "recipients") ?? "").split(separator: ",", omittingEmptySubsequences: true) {
-            let name = String(item).trimmingASCIISpaces()
+        // Split on the comma's code point, not on characters: a comma followed by a combining mark is one character
+        // (found by fuzzing: such a "group name" still held a comma).
+        for item in (value(parameters, "recipients") ?? "").unicodeScalars.split(separator: ",", omittingEmptySubsequences: true) {
+            let name = String(String.UnicodeScalarView(item)).trimmingASCIISpaces()
             guard !name.isEmpty else { continue }
             if name.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
                 // Digits only: a recipient id (one too large to be any is filtered out like an unknown id).
