@@ -44,6 +44,11 @@ extension StoreGuarded {
     }
 
     func storeFailure(_ error: any Error) -> Refusal {
+        if isPartitionUnavailable(error) {
+            // A cluster node whose delivery is changing owner, or whose owner could not be reached (docs/cluster.md).
+            logger.warning("\(storeAccessName): the delivery's node cannot take this now", ["error": .string("\(error)")])
+            return Refusal(.serviceUnavailable, "the request could not be completed now; try again", retryAfter: .seconds(2))
+        }
         logger.error("\(storeAccessName) store access failed", ["error": .string("\(error)")])
         return Refusal(.internalServerError, "the request could not be completed; try again", retryAfter: nil)
     }

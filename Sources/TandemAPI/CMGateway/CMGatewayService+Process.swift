@@ -25,6 +25,8 @@ extension CMGatewayService {
                                       format: submission.format)
         case .failed:
             return internalFailure(format: submission.format)
+        case .unavailable:
+            return unavailableFailure(format: submission.format)
         }
     }
 

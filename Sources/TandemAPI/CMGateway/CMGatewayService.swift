@@ -126,6 +126,15 @@ public final class CMGatewayService: Sendable {
         }
     }
 
+    /// A cluster node that cannot take messages now (no partition yet, or one lost mid-commit): 503, answered with
+    /// `Retry-After`, nothing stored.
+    func unavailableFailure(format: CMRequestFormat) -> Reply {
+        var reply = failure(CMRequestError(code: .internalError, details: "This server cannot take messages right now; nothing was stored; retry"),
+                            format: format)
+        reply.status = 503
+        return reply
+    }
+
     func internalFailure(format: CMRequestFormat) -> Reply {
         var reply = failure(CMRequestError(code: .internalError, details: "Internal error; nothing was stored"), format: format)
         reply.status = 500

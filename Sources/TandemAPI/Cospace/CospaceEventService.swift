@@ -74,7 +74,7 @@ public struct CospaceEventService: Sendable {
         switch await intake.submit(IntakeRequest(account: account, messages: [command]), reply: { _ in .commit(placeholder) }) {
         case .stored(let outcome, _):
             return await reply(outcome, devices: devices, account: account)
-        case .replayed, .refused, .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
+        case .replayed, .refused, .idempotencyKeyReused, .idempotencyKeyInProgress, .failed, .unavailable:
             return CospacePushService.internalError
         }
     }

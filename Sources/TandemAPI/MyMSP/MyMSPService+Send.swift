@@ -28,7 +28,7 @@ extension MyMSPService {
             return Reply(status: reply.status, body: reply.body)
         case .refused(let reply):
             return Reply(status: reply.status, body: reply.body)
-        case .idempotencyKeyReused, .idempotencyKeyInProgress, .failed:
+        case .idempotencyKeyReused, .idempotencyKeyInProgress, .failed, .unavailable:
             // myMSP claims no idempotency key, so the two key results cannot happen; a failure is logged by the intake.
             throw MyMSPError.unknown
         }

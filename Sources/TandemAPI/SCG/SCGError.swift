@@ -50,6 +50,8 @@ public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
     case idempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
     /// The store failed; nothing was changed (500; details only in the server log).
     case internalError = "INTERNAL_ERROR"
+    /// A cluster node cannot take the request now (503, with `Retry-After`): nothing was changed; retry.
+    case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
     public var status: Int {
         switch self {
@@ -60,6 +62,7 @@ public enum SCGErrorCode: String, Sendable, Hashable, CaseIterable {
         case .requestInProgress: 409
         case .idempotencyKeyReused: 422
         case .internalError: 500
+        case .serviceUnavailable: 503
         }
     }
 }

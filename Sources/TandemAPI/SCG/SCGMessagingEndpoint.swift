@@ -61,6 +61,8 @@ public struct SCGMessagingEndpoint: Sendable {
     static func response(_ reply: WireReply) -> Response {
         var response = Response(status: HTTPStatus(reply.status), body: reply.body)
         response.headers.set(name: "Content-Type", value: reply.contentType)
+        // A cluster node that cannot take the request now (docs/cluster.md): the client tries again shortly.
+        if reply.status == 503 { response.headers.set(name: "Retry-After", value: "2") }
         return response
     }
 }

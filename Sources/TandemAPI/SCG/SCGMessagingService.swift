@@ -76,6 +76,8 @@ public final class SCGMessagingService: Sendable {
                             "a request with this Idempotency-Key is still being stored; retry later").reply
         case .failed:
             return SCGError(.internalError, "internal error; nothing was stored").reply
+        case .unavailable:
+            return SCGError(.serviceUnavailable, "this server cannot take messages right now; nothing was stored; retry").reply
         }
     }
 

@@ -25,3 +25,21 @@ public struct NoPartitionHeld: Error, Hashable, CustomStringConvertible {
     public init() {}
     public var description: String { "this node holds no partition yet" }
 }
+
+/// The owner of a partition could not be reached, or answered with an error: nothing is known to have been applied.
+public struct ForwardingFailed: Error, Hashable, CustomStringConvertible {
+    public let detail: String
+
+    public init(_ detail: String) {
+        self.detail = detail
+    }
+
+    public var description: String { "the call could not be forwarded to the delivery's node: \(detail)" }
+}
+
+/// Whether `error` says that a cluster node cannot serve a delivery right now — not its partition, none held yet, a
+/// lease lost mid-commit, an owner out of reach — so that an API answers "try again" (503 with `Retry-After`) instead
+/// of an internal error: nothing was applied, and the next attempt (here or on another node) can succeed.
+public func isPartitionUnavailable(_ error: any Error) -> Bool {
+    error is NotPartitionOwner || error is NoPartitionHeld || error is PartitionLeaseLost || error is ForwardingFailed
+}

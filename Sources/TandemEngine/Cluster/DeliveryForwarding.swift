@@ -50,14 +50,3 @@ public enum ForwardedAnswer: Sendable, Hashable {
 public protocol DeliveryForwarder: Sendable {
     func forward(_ call: ForwardedCall, partition: Int) async throws -> ForwardedAnswer
 }
-
-/// The owner of a partition could not be reached, or answered with an error: nothing is known to have been applied.
-public struct ForwardingFailed: Error, Hashable, CustomStringConvertible {
-    public let detail: String
-
-    public init(_ detail: String) {
-        self.detail = detail
-    }
-
-    public var description: String { "the call could not be forwarded to the delivery's node: \(detail)" }
-}

@@ -46,7 +46,7 @@ extension MessageIntake {
             if !plan.spools.isEmpty { await drainer?.wake() }
         } catch {
             logger.error("intake commit failed", ["error": .string("\(error)"), "deliveries": .int(Int64(plan.deliveries.count))])
-            return .failed
+            return .failure(error)
         }
         for (index, message) in outcome.messages.enumerated() {
             guard case .accepted(_, let recipients) = message else { continue }

@@ -183,4 +183,14 @@ public enum IntakeResult: Sendable {
     case idempotencyKeyInProgress
     /// A lookup or the commit failed (logged): nothing was stored.
     case failed
+    /// A cluster node cannot take it now — it holds no partition yet, or lost the one it was committing to
+    /// (docs/cluster.md): nothing was stored; the sender tries again (another node, or this one in a moment).
+    case unavailable
+}
+
+extension IntakeResult {
+    /// ``IntakeResult/unavailable`` for the errors of a cluster node without the partitions it needs; else ``failed``.
+    static func failure(_ error: any Error) -> IntakeResult {
+        isPartitionUnavailable(error) ? .unavailable : .failed
+    }
 }
