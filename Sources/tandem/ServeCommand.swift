@@ -101,6 +101,21 @@ struct ServeCommand {
                                   })
         Self.registerEngineGauges(registry, scheduler: stack.scheduler, providers: providers)
         if let membership { Self.registerClusterMetrics(registry, membership: membership) }
+        // A cluster node forwards calls for other nodes' deliveries to them, and applies theirs (docs/cluster.md).
+        let clusterSignature = configuration.cluster.map { ClusterSignature(secret: Array($0.secret.value.utf8)) }
+        if let membership, let clusterSignature {
+            let keeper = membership.keeper
+            let forwarder = HTTPDeliveryForwarder(
+                node: membership.node, signature: clusterSignature, owner: { keeper.ownerAddress(of: $0) },
+                transport: { url, headers, body, timeout in
+                    let response = try await webhookClient.send(HTTPClientRequest(
+                        method: .post, url: url, headers: headers.map { HTTPClientHeader($0.0, $0.1) }, body: body, timeout: timeout,
+                        version: .http1_1))
+                    return (response.status, response.body)
+                },
+                now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) })
+            await stack.scheduler.setForwarder(forwarder)
+        }
         do {
             try await stack.start()
             await backlogs.start()
@@ -116,6 +131,12 @@ struct ServeCommand {
                        writeFailure: { store.writerStatistics.lastFailure },
                        cluster: Self.clusterHealth(membership))
             .register(in: &router)
+        if let clusterSignature {
+            let scheduler = stack.scheduler
+            ClusterForwardEndpoint(signature: clusterSignature, now: { Timestamp(milliseconds: ProcessIO.unixMilliseconds()) },
+                                   apply: { try await scheduler.applyForwarded($0) }, logger: logger.with(["component": "cluster"]))
+                .register(in: &router)
+        }
         MetricsEndpoint(registry: registry, bearerToken: configuration.metrics.bearerToken?.value).register(in: &router)
         OpenAPIDocument().register(in: &router)
         let adminToken = environment["TANDEM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }

@@ -165,3 +165,49 @@ def test_graceful_shutdown_moves_partitions_at_once(nodes):
     # b claims them in its next rounds (64 a round, every 300 ms).
     wait_for(lambda: len(held(b)) == 256, timeout=10, what="b to hold every partition")
     print(f"b held all 256 partitions {time.monotonic() - stopped_at:.2f} s after a stopped (lease lifetime {LIFETIME_MS} ms)")
+
+
+def test_receipts_sent_to_a_node_that_does_not_own_the_delivery_are_forwarded(nodes):
+    """BWMI acknowledgements (read receipts) posted to a node other than the delivery's owner: forwarded, applied by
+    the owner before its fallback timer, answered 201 only after that; no SMS for them, one for each of the others."""
+    a, b, c = nodes(["a", "b", "c"])
+    wait_balanced([a, b, c])
+    token = create_account(a, "Airline")
+    app_key = create_app(a, token, "Airline")
+    from conftest import run_tandem
+    out = run_tandem("app", "bwmi", app_key, "--trust-phones", "on", "--config", str(a.config_path))
+    assert out.returncode == 0, out.stderr
+    device, phone = "noread-ios-1", "+31612340000"
+    status, body, _ = http(b, "PUT", f"/bwmi/{app_key}/devices",
+                           json.dumps({"deviceId": device, "type": "IOS", "user": {"phone": phone}}),
+                           {"Content-Type": "application/json"})
+    assert status == 201, body
+    servers = [a, b, c]
+    lines = []
+    for i in range(12):
+        status, body, _ = http(servers[i % 3], "POST", "/v1.0/message", messages_request(token, msg(
+            ["0031612340000"], "Gate change %d" % i, sender="Airline", appKey=app_key, appMessageType="Critical")))
+        assert status == 200, body
+        lines.append(json.loads(body)["messages"][0])
+    keys = {line["messageId"]: key for key, line_id in a.query(
+        "SELECT d.id, m.message_id FROM deliveries d JOIN messages m ON m.id = d.message_id") for line in lines
+        if str(line_id) == line["messageId"]}
+    assert len(keys) == 12
+    holders = {s: held(s) for s in servers}
+    acked = []
+    for line in lines[::2]:
+        key = keys[line["messageId"]]
+        stranger = next(s for s in servers if key % 256 not in holders[s])
+        status, body, _ = http(stranger, "PUT", f"/bwmi/{app_key}/acks", json.dumps({"nid": str(key), "did": device}),
+                               {"Content-Type": "application/json"})
+        assert status == 201, (status, body)
+        acked.append(key)
+    # Applied by the owner once answered: the read is in the event log already.
+    for key in acked:
+        kinds = [kind for (kind,) in a.query("SELECT kind FROM delivery_events WHERE delivery_id = ?", (key,))]
+        assert "readReported" in kinds, (key, kinds)
+    wait_for(lambda: a.query("SELECT count(*) FROM delivery_events WHERE kind = 'smsSubmitted'") == [(6,)], timeout=15,
+             what="6 fallbacks")
+    time.sleep(0.5)
+    submitted = {d for (d,) in a.query("SELECT delivery_id FROM delivery_events WHERE kind = 'smsSubmitted'")}
+    assert submitted == set(keys.values()) - set(acked)
