@@ -16,6 +16,7 @@ import pytest
 
 from conftest import REPO, PostgresCluster, Server, wait_for
 from gateway_support import create_account, create_app, http, messages_request, msg
+from provider_support import SMSC, SMPP_PASSWORD_ENV, providers_config, smsc_number
 
 SECRET_ENV = "TANDEM_TEST_CLUSTER_SECRET"
 LIFETIME_MS = 2_000
@@ -37,7 +38,10 @@ def health(server):
 
 
 def held(server):
-    return set(health(server)["cluster"]["held"])
+    """The partitions the node holds, from /healthz (answered 503 while its database check is stale, e.g. just after
+    a pause: the cluster part is there either way)."""
+    _, body, _ = http(server, "GET", "/healthz")
+    return set(json.loads(body)["cluster"]["held"])
 
 
 @pytest.fixture
@@ -48,11 +52,11 @@ def nodes(tmp_path):
     url = cluster.url(cluster.create_database())
     started = []
 
-    def start(names):
+    def start(names, extra=None):
         for name in names:
             directory = tmp_path / name
             directory.mkdir()
-            started.append(Server(directory, config=cluster_config(name), database_url=url))
+            started.append(Server(directory, config={**cluster_config(name), **(extra or {})}, database_url=url))
         return started[-len(names):]
 
     yield start
@@ -211,3 +215,43 @@ def test_receipts_sent_to_a_node_that_does_not_own_the_delivery_are_forwarded(no
     time.sleep(0.5)
     submitted = {d for (d,) in a.query("SELECT delivery_id FROM delivery_events WHERE kind = 'smsSubmitted'")}
     assert submitted == set(keys.values()) - set(acked)
+
+
+def test_a_node_paused_past_its_lease_sends_and_commits_nothing_for_the_partitions_it_lost(nodes, tmp_path):
+    """SIGSTOP node a with Critical fallbacks pending in its partitions; b takes them over and sends each SMS once at
+    its deadline; a, resumed after the deadlines, finds its leases gone: it sends nothing (counted at the SMSC) and
+    commits nothing for them, then rejoins."""
+    os.environ[SMPP_PASSWORD_ENV] = "s3cret"
+    smsc = SMSC(tmp_path, dlr="none")
+    try:
+        a, b = nodes(["a", "b"], providers_config(smsc=smsc))
+        wait_balanced([a, b])
+        token = create_account(a, "Plant")
+        app_key = create_app(a, token, "Alarms", "Critical")
+        accepted = critical_load(a, [a], token, app_key, 20, 2_000)
+        a.process.send_signal(signal.SIGSTOP)
+        paused_at = time.time()
+        try:
+            wait_for(lambda: len(held(b)) == 256, timeout=10, what="b to take a's partitions over")
+            wait_for(lambda: len(smsc.submits()) >= 20, timeout=15, what="20 fallbacks at the SMSC")
+            time.sleep(max(0.0, paused_at + 6 - time.time()))
+        finally:
+            a.process.send_signal(signal.SIGCONT)
+        resumed_at = time.time()
+        wait_balanced([a, b], timeout=20)  # a rejoined, with new leases
+        time.sleep(1.0)
+        submits = defaultdict(int)
+        for submit in smsc.submits():
+            submits[submit.destination_addr] += 1
+        assert {smsc_number(m): n for m, n in submits.items() if n != 1} == {}
+        assert set(submits) == {smsc_number(m) for m in accepted}
+        events = events_by_number(a)
+        for msisdn in accepted:
+            kinds = [kind for kind, _ in events[msisdn]]
+            assert kinds.count("smsSubmitted") == 1 and kinds.count("timerFired") == 1, (msisdn, kinds)
+            fired = next(at for kind, at in events[msisdn] if kind == "timerFired")
+            assert fired < resumed_at * 1_000, "a fallback was fired after a resumed: by a, which had lost its lease"
+        dropped = [line for line in a.log_lines() if line.get("msg") == "partitions reconciled" and line.get("dropped")]
+        assert dropped, "a never dropped the partitions it lost"
+    finally:
+        smsc.stop()
