@@ -48,8 +48,9 @@ extension Scheduler {
             for await (index, key) in group { keys[index] = key }
             return keys
         }
+        let found = ownership == nil ? keys : await lookUpElsewhere(unmatched, keys, until: deadline)
         var late: [(DeliveryKey, DeliveryEvent)] = []
-        for (report, key) in zip(unmatched, keys) {
+        for (report, key) in zip(unmatched, found) {
             guard let key else {
                 logger.warning("SMS report matches no delivery", ["provider": .string(report.provider),
                                                                   "reference": .string(report.reference),
@@ -59,6 +60,20 @@ extension Scheduler {
             late.append((key, .smsPartReported(reference: report.reference, report.outcome)))
         }
         if !late.isEmpty { _ = try await record(late) }
+    }
+
+    /// On a cluster node, reports still unmatched may belong to another node's submission, not committed yet when
+    /// they arrived on this node's bind: the store is read again every quarter second until `deadline` (the same grace
+    /// as for a local submission) for those not found yet.
+    private func lookUpElsewhere(_ reports: [SMSDeliveryReport], _ keys: [DeliveryKey?], until deadline: Timestamp) async -> [DeliveryKey?] {
+        var keys = keys
+        while keys.contains(nil), clock.now() < deadline {
+            try? await clock.sleep(until: min(deadline, clock.now() + .milliseconds(250)))
+            for index in keys.indices where keys[index] == nil {
+                keys[index] = try? await store.deliveryKey(smsProvider: reports[index].provider, reference: reports[index].reference)
+            }
+        }
+        return keys
     }
 
     /// The delivery `part` belongs to once a committed `smsSubmitted` indexes it; nil at `deadline`, or at

@@ -258,6 +258,26 @@ struct SchedulerForwardingTests {
         #expect(forwarder.asked.withLock { $0 } == [5, 5])
     }
 
+    @Test("an SMS report reaching node b before node a stored the submission it belongs to waits for it in the store, then goes to a")
+    func overtakingReport() async throws {
+        let (a, b, forwarder, store) = try await Self.pair()
+        let key = try await a.start(.otp)
+        let report = SMSDeliveryReport(provider: "recording", reference: "smsc-1", outcome: .delivered)
+        let arriving = Task { try await b.scheduler.recordSMSReports([report]) }
+        #expect(try await a.scheduler.requestManualFallback(for: key) == .available)
+        await a.dispatcher.waitUntilIdle()  // the submission (smsc-1) is stored now, by a
+        var seconds = 0.0
+        #expect(await eventually {
+            seconds += 0.25
+            b.clock.advance(to: SchedulerTests.at(seconds))
+            return store.events(for: key).contains("smsPartReported")
+        })
+        try await arriving.value
+        #expect(seconds < 10, "found within the grace")
+        #expect(forwarder.asked.withLock { $0 }.contains(5))
+        #expect(store.reports(for: key) == [.delivered])
+    }
+
     @Test("a forwarded call for a partition the owner does not hold is refused (NotPartitionOwner), never forwarded again")
     func notOwnerThere() async throws {
         let (_, b, _, _) = try await Self.pair()
