@@ -30,6 +30,7 @@ struct Tandem {
                                 manage an account's bearer tokens for the SCG messaging API
           db copy --from PATH --to URL
                                 copy a stopped server's SQLite database into an empty PostgreSQL database
+          cluster status        list the nodes on the PostgreSQL database, their partitions and leases
           kannel check-smsbox FILE
                                 check that Kannel's smsbox retries DLR callbacks made while Tandem is down
           bench store           measure group-commit throughput against single-row transactions
@@ -79,6 +80,8 @@ struct Tandem {
             try await StatusCommand(arguments: rest, environment: environment).run()
         case "db":
             try await DatabaseCommand(arguments: rest, environment: environment).run()
+        case "cluster":
+            try await ClusterCommand(arguments: rest, environment: environment).run()
         case "kannel":
             try KannelCommand(arguments: rest).run()
         case "bench":

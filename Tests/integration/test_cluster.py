@@ -109,6 +109,16 @@ def test_nodes_share_partitions_and_accept_into_their_own(nodes):
     token = create_account(a, "Plant")
     app_key = create_app(a, token, "Alarms", "Critical")
     accepted = critical_load(a, [a, b, c], token, app_key, 30, 0)
+    # The operator's view, from the database.
+    from conftest import run_tandem
+    out = run_tandem("cluster", "status", "--config", str(a.config_path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "cluster: 3 live nodes, 256 partitions, 0 free", out.stdout
+    rows = {line.split()[0]: line.split() for line in lines[2:]}
+    assert set(rows) == {"a", "b", "c"}, out.stdout
+    assert sum(int(row[-3]) for row in rows.values()) == 256 and all(row[4] == "yes" for row in rows.values()), out.stdout
+    assert sum(int(row[-1]) for row in rows.values()) == 30, out.stdout  # every delivery still in flight (3 s windows)
     # Every delivery is in a partition its accepting node holds (keys n × 256 + partition).
     partitions = {msisdn: key % 256 for key, msisdn in a.query("SELECT id, msisdn FROM deliveries")}
     for msisdn, (node, _) in accepted.items():

@@ -15,7 +15,8 @@ extension Configuration {
         public var renewInterval: Duration = .seconds(2)
         /// How long a lease lasts from its renewal, on the database's clock: a dead node's partitions are taken over
         /// after at most this long.
-        public var leaseLifetime: Duration = .seconds(6)
+        public var leaseLifetime: Duration = Cluster.defaultLeaseLifetime
+        public static let defaultLeaseLifetime: Duration = .seconds(6)
         /// How long before its lease runs out a node stops acting on a partition (clock rates, a commit under way).
         public var safetyMargin: Duration = .seconds(2)
         /// Partitions claimed at most per round (a starting node takes its share over this many rounds).
