@@ -47,6 +47,7 @@ extension Scheduler {
     @discardableResult
     public func reconcile(with held: [LeaseRef]) async -> PartitionChanges {
         guard let ownership else { return PartitionChanges() }
+        let started = clock.now()
         var changes = PartitionChanges()
         let epochs = Dictionary(held.map { ($0.partition, $0.epoch) }, uniquingKeysWith: max)
         var stale: [Int] = []
@@ -89,6 +90,7 @@ extension Scheduler {
                 "loaded": .string(changes.loaded.map(String.init).joined(separator: ",")),
                 "dropped": .string(changes.dropped.map(String.init).joined(separator: ",")),
                 "deliveries": .int(Int64(changes.recovery.deliveries)), "timersOverdue": .int(Int64(changes.recovery.timersOverdue)),
+                "milliseconds": .int((clock.now() - started).milliseconds),
             ])
         }
         return changes
