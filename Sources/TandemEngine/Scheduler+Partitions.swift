@@ -42,6 +42,10 @@ extension Scheduler {
         }.sorted { $0.partition < $1.partition }
     }
 
+    /// The partitions whose deliveries are loaded here (as of the last change), from any thread: what a cluster node
+    /// acts on and starts new deliveries in — `/healthz` shows them, so that a load balancer's check waits for them.
+    public nonisolated var actingPartitions: [Int] { loadedSnapshot.withLock { $0 } }
+
     /// Brings the partitions in memory in line with `held`, the leases the node holds now (see the type's notes).
     /// Loads one partition after another; commands for a partition wait while it loads.
     @discardableResult

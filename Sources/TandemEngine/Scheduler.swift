@@ -201,7 +201,11 @@ public actor Scheduler {
     /// delivery.
     let ownership: (any PartitionOwnership)?
     /// On a cluster node, the partitions whose deliveries are in the table (or loading), by number.
-    var partitions: [Int: PartitionState] = [:]
+    var partitions: [Int: PartitionState] = [:] {
+        didSet { loadedSnapshot.withLock { $0 = loadedPartitions.map(\.partition) } }
+    }
+    /// The partitions loaded, in order, for readers outside the actor (`/healthz`): see ``actingPartitions``.
+    nonisolated let loadedSnapshot = Mutex<[Int]>([])
     /// Commands naming a delivery of a partition still loading, by partition, in arrival order.
     var heldForPartition: [Int: [Command]] = [:]
     /// Where the next new delivery's partition is taken from, among those held (in turn).

@@ -66,11 +66,22 @@ struct ServeCommand {
         Self.registerStoreMetrics(registry, store: store, backlogs: backlogs)
 
         let webhookClient: HTTPClient
+        // A cluster node's calls to the other nodes have a client of their own: many at once to each node (a
+        // receipt waits for its owner's commit), never queued behind the webhooks' four connections per receiver.
+        let clusterClient: HTTPClient?
         do {
             var clientConfiguration = HTTPClient.Configuration()
             clientConfiguration.defaultTimeout = configuration.statusReports.timeout
             clientConfiguration.maxConnectionsPerHost = 4
             webhookClient = try HTTPClient(configuration: clientConfiguration)
+            if configuration.cluster != nil {
+                var nodes = HTTPClient.Configuration()
+                nodes.maxConnectionsPerHost = 64
+                nodes.maxCachedConnections = 192
+                clusterClient = try HTTPClient(configuration: nodes)
+            } else {
+                clusterClient = nil
+            }
         } catch {
             await store.close()
             throw CommandFailure(.failure, "cannot start the HTTP client: \(error)")
@@ -80,6 +91,7 @@ struct ServeCommand {
             pinKey = try PinKeyLoader.load(configuration)
         } catch {
             await webhookClient.shutdown()
+            await clusterClient?.shutdown()
             await store.close()
             throw error
         }
@@ -88,6 +100,7 @@ struct ServeCommand {
             providers = try ProviderStack(configuration: configuration, credentials: store, logger: logger)
         } catch {
             await webhookClient.shutdown()
+            await clusterClient?.shutdown()
             await store.close()
             throw error
         }
@@ -103,12 +116,12 @@ struct ServeCommand {
         if let membership { Self.registerClusterMetrics(registry, membership: membership) }
         // A cluster node forwards calls for other nodes' deliveries to them, and applies theirs (docs/cluster.md).
         let clusterSignature = configuration.cluster.map { ClusterSignature(secret: Array($0.secret.value.utf8)) }
-        if let membership, let clusterSignature {
+        if let membership, let clusterSignature, let clusterClient {
             let keeper = membership.keeper
             let forwarder = HTTPDeliveryForwarder(
                 node: membership.node, signature: clusterSignature, owner: { keeper.ownerAddress(of: $0) },
                 transport: { url, headers, body, timeout in
-                    let response = try await webhookClient.send(HTTPClientRequest(
+                    let response = try await clusterClient.send(HTTPClientRequest(
                         method: .post, url: url, headers: headers.map { HTTPClientHeader($0.0, $0.1) }, body: body, timeout: timeout,
                         version: .http1_1))
                     return (response.status, response.body)
@@ -121,6 +134,7 @@ struct ServeCommand {
             await backlogs.start()
         } catch {
             await webhookClient.shutdown()
+            await clusterClient?.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot recover in-flight deliveries: \(error)")
         }
@@ -129,7 +143,7 @@ struct ServeCommand {
         stack.register(in: &router)
         HealthEndpoint(uptimeSeconds: { Self.seconds(since: started) }, databaseIsReachable: { store.isReachable() },
                        writeFailure: { store.writerStatistics.lastFailure },
-                       cluster: Self.clusterHealth(membership))
+                       cluster: Self.clusterHealth(membership, scheduler: stack.scheduler))
             .register(in: &router)
         if let clusterSignature {
             let scheduler = stack.scheduler
@@ -177,6 +191,7 @@ struct ServeCommand {
             await stack.stop(grace: .zero)
             await backlogs.stop()
             await webhookClient.shutdown()
+            await clusterClient?.shutdown()
             await store.close()
             throw CommandFailure(.failure, "cannot listen on \(configuration.listen): \(error)")
         }
@@ -211,6 +226,7 @@ struct ServeCommand {
         await stack.stop(grace: configuration.http.shutdownGrace)
         await backlogs.stop()
         await webhookClient.shutdown()
+        await clusterClient?.shutdown()
         await store.close()
         logger.info("stopped", [:])
     }
@@ -237,10 +253,11 @@ struct ServeCommand {
                        labels: ["provider"]) { push.map { ([$0.provider], Double($0.read().activeTransfers)) } }
     }
 
-    /// What `/healthz` says of a cluster node: its name and the partitions it holds now.
-    static func clusterHealth(_ membership: ClusterMembership?) -> (@Sendable () -> HealthEndpoint.ClusterHealth)? {
+    /// What `/healthz` says of a cluster node: its name and the partitions it holds and has loaded (it acts on them).
+    static func clusterHealth(_ membership: ClusterMembership?, scheduler: Scheduler) -> (@Sendable () -> HealthEndpoint.ClusterHealth)? {
         guard let membership else { return nil }
-        return { HealthEndpoint.ClusterHealth(node: membership.node.description, partitions: membership.held.map(\.partition)) }
+        return { HealthEndpoint.ClusterHealth(node: membership.node.description,
+                                              partitions: scheduler.actingPartitions.filter { membership.epoch(of: $0) != nil }) }
     }
 
     /// A cluster node's lease gauges and counters.

@@ -43,6 +43,7 @@ extension BWMIService {
             let result = await intake.submit(IntakeRequest(account: account, messages: commands)) { _ in
                 .commit(WireReply(status: 201, contentType: "application/json", body: []))
             }
+            if case .unavailable = result { throw storeFailure(NoPartitionHeld()) }  // a cluster node: 503, try again
             guard case .stored(let outcome, _) = result else { throw storeFailure(BWMISendFailure.notStored) }
             var sent: [BWMICodec.Sent] = []
             var missed = unreached
