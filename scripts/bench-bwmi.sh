@@ -52,28 +52,9 @@ stored=$(sqlite3 "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at I
 # One pre-generated ack per live notification: "nid|token".
 sqlite3 -separator '|' "$db" "SELECT n.delivery_id, r.push_token FROM bwmi_notifications n
   JOIN registrations r ON r.id = n.registration_id WHERE n.acked_at IS NULL ORDER BY n.delivery_id" > "$work/bwmi-acks.txt"
-cat > "$work/bwmi.lua" <<LUA
-local requests, next_index, thread_count = {}, 1, 0
-function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
-function init(args)
-  local index = 0
-  for line in io.lines("$work/bwmi-acks.txt") do
-    if index % 2 == offset then
-      local nid, did = line:match("([^|]+)|(.*)")
-      requests[#requests + 1] = wrk.format("PUT", "/bwmi/$key/acks", {["Content-Type"] = "application/json"},
-        '{"nid":"' .. nid .. '","did":"' .. did .. '","bid":"GATE_CHANGE"}')
-    end
-    index = index + 1
-  end
-end
-function request()
-  local formatted = requests[next_index] or requests[1]
-  next_index = next_index + 1
-  return formatted
-end
-LUA
+acks_lua "$work/bwmi-acks.txt" "$key" "$work/bwmi.lua"
 echo "== (1e) PUT /bwmi/{appKey}/acks (one live managed notification each): wrk -t2 -c$connections -d5s"
-wrk -t2 -c"$connections" -d5s --latency -s "$work/bwmi.lua" "$url" > "$work/wrk-bwmi.txt"
+WRK_THREADS=2 wrk -t2 -c"$connections" -d5s --latency -s "$work/bwmi.lua" "$url" > "$work/wrk-bwmi.txt"
 read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-bwmi.txt")"
 sleep 1
 acked=$(sqlite3 "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at IS NOT NULL")

@@ -130,25 +130,7 @@ PY
     WHERE n.acked_at IS NULL ORDER BY random()" > "$work/$db-acks.txt"
   live=$(wc -l < "$work/$db-acks.txt")
   # Each node's wrk takes every n-th line from its own offset: the acks spread evenly, most to non-owners.
-  cat > "$work/$db-acks.lua" <<LUA
-local requests, next_index = {}, 1
-function init(args)
-  local offset, nodes, index = tonumber(os.getenv("OFFSET")), tonumber(os.getenv("NODES")), 0
-  for line in io.lines("$work/$db-acks.txt") do
-    if index % nodes == offset then
-      local nid, did = line:match("([^|]+)|(.*)")
-      requests[#requests + 1] = wrk.format("PUT", "/bwmi/$key/acks", {["Content-Type"] = "application/json"},
-        '{"nid":"' .. nid .. '","did":"' .. did .. '","bid":"GATE_CHANGE"}')
-    end
-    index = index + 1
-  end
-end
-function request()
-  local formatted = requests[next_index] or requests[1]
-  next_index = next_index + 1
-  return formatted
-end
-LUA
+  acks_lua "$work/$db-acks.txt" "$key" "$work/$db-acks.lua"
   acked_before=$(psql_db "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at IS NOT NULL")
   read -r s0 w0 <<< "$(db_counters "$db")"; t0=$(pg_ticks)
   read -r rps p99 requests bad <<< "$(parallel_wrk acks "$work/$db-acks.lua" "")"

@@ -78,3 +78,32 @@ pg_ticks() {
 pg_share() {
   python3 -c "import os, sys; t, s = float(sys.argv[1]), float(sys.argv[2]); print(f'{100 * t / os.sysconf(\"SC_CLK_TCK\") / s / os.cpu_count():.0f}% of {os.cpu_count()} cores')" "$1" "$2"
 }
+
+# acks_lua ACKS KEY OUT: a wrk script that sends PUT /bwmi/KEY/acks, one per line "nid|token" of ACKS, each line once
+# over every wrk thread and process: thread t of -t WRK_THREADS (default 1) in process OFFSET of NODES (defaults 0
+# and 1; one wrk per node) takes the lines whose index is t + WRK_THREADS × OFFSET modulo WRK_THREADS × NODES.
+acks_lua() {
+  cat > "$3" <<LUA
+local requests, next_index, thread_count = {}, 1, 0
+function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
+function init(args)
+  local threads = tonumber(os.getenv("WRK_THREADS") or "1")
+  local slot = tonumber(os.getenv("OFFSET") or "0") * threads + offset
+  local stride = tonumber(os.getenv("NODES") or "1") * threads
+  local index = 0
+  for line in io.lines("$1") do
+    if index % stride == slot then
+      local nid, did = line:match("([^|]+)|(.*)")
+      requests[#requests + 1] = wrk.format("PUT", "/bwmi/$2/acks", {["Content-Type"] = "application/json"},
+        '{"nid":"' .. nid .. '","did":"' .. did .. '","bid":"GATE_CHANGE"}')
+    end
+    index = index + 1
+  end
+end
+function request()
+  local formatted = requests[next_index] or requests[1]
+  next_index = next_index + 1
+  return formatted
+end
+LUA
+}

@@ -19,15 +19,8 @@ extension StoreOpener {
     /// The PostgreSQL store for `tandem serve`: the serving lock first (a second server is refused naming the
     /// holder), then the store (its schema migrated in one transaction).
     static func openPostgresForServing(_ database: Configuration.Database, logger: Logger) async throws(CommandFailure) -> Serving {
-        let target = try target(database, applicationName: "tandem serve")
-        let store: PGStore
-        do {
-            // Waits for a starting server here, so that the lock is taken on a server that answers.
-            store = try await PGStore.open(target, readers: database.readers, commitMaxWrites: database.commitMaxWrites,
-                                           waitingUpTo: database.connectTimeout)
-        } catch {
-            throw failure(error, database)
-        }
+        // Waits for a starting server here, so that the lock is taken on a server that answers.
+        let (store, target) = try await openServing(database, applicationName: "tandem serve")
         let lock: PGServingLock
         do {
             lock = try await PGServingLock.take(target)
@@ -52,14 +45,7 @@ extension StoreOpener {
     /// other waits and finds it done), and the node's lease membership on a connection of its own.
     static func openPostgresForCluster(_ database: Configuration.Database, cluster: Configuration.Cluster, address: ListenAddress,
                                        logger: Logger) async throws(CommandFailure) -> (Serving, ClusterMembership) {
-        let target = try target(database, applicationName: "tandem serve \(cluster.node)")
-        let store: PGStore
-        do {
-            store = try await PGStore.open(target, readers: database.readers, commitMaxWrites: database.commitMaxWrites,
-                                           waitingUpTo: database.connectTimeout)
-        } catch {
-            throw failure(error, database)
-        }
+        let (store, target) = try await openServing(database, applicationName: "tandem serve \(cluster.node)")
         let membership: ClusterMembership
         do {
             // One connect, once, at start-up (the store's own connections were just made the same way).
@@ -79,6 +65,19 @@ extension StoreOpener {
         logger.info("store open", ["backend": .string("postgresql"), "url": .string(database.url ?? ""), "schemaVersion": .int(version),
                                    "cluster": .string(cluster.node.description), "address": .string(address.description)])
         return (Serving(store: store, lock: membership), membership)
+    }
+
+    /// The store `tandem serve` runs on (all of `database.readers`), waiting up to `database.connectTimeout` for a
+    /// server that is starting, with the target it was opened on.
+    private static func openServing(_ database: Configuration.Database,
+                                    applicationName: String) async throws(CommandFailure) -> (PGStore, PGConnectionTarget) {
+        let target = try target(database, applicationName: applicationName)
+        do {
+            return (try await PGStore.open(target, readers: database.readers, commitMaxWrites: database.commitMaxWrites,
+                                           waitingUpTo: database.connectTimeout), target)
+        } catch {
+            throw failure(error, database)
+        }
     }
 
     private static func target(_ database: Configuration.Database, applicationName: String) throws(CommandFailure) -> PGConnectionTarget {

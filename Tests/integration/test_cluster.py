@@ -96,6 +96,14 @@ def critical_load(server, nodes, token, app_key, count, start):
     return accepted
 
 
+def balanced_critical_load(servers, count, start):
+    """Once the partitions are shared out: an account and a Critical app, and `count` messages spread round-robin."""
+    wait_balanced(servers)
+    token = create_account(servers[0], "Plant")
+    app_key = create_app(servers[0], token, "Alarms", "Critical")
+    return critical_load(servers[0], servers, token, app_key, count, start)
+
+
 def events_by_number(server):
     events = defaultdict(list)
     for msisdn, kind, at in server.query("""SELECT d.msisdn, e.kind, e.at FROM delivery_events e
@@ -106,10 +114,7 @@ def events_by_number(server):
 
 def test_nodes_share_partitions_and_accept_into_their_own(nodes):
     a, b, c = nodes(["a", "b", "c"])
-    wait_balanced([a, b, c])
-    token = create_account(a, "Plant")
-    app_key = create_app(a, token, "Alarms", "Critical")
-    accepted = critical_load(a, [a, b, c], token, app_key, 30, 0)
+    accepted = balanced_critical_load([a, b, c], 30, 0)
     # The operator's view, from the database.
     from conftest import run_tandem
     out = run_tandem("cluster", "status", "--config", str(a.config_path))
@@ -136,10 +141,7 @@ def test_nodes_share_partitions_and_accept_into_their_own(nodes):
 
 def test_kill_9_a_node_its_fallbacks_fire_on_the_others_in_time(nodes):
     a, b, c = nodes(["a", "b", "c"])
-    wait_balanced([a, b, c])
-    token = create_account(a, "Plant")
-    app_key = create_app(a, token, "Alarms", "Critical")
-    accepted = critical_load(a, [a, b, c], token, app_key, 60, 1_000)
+    accepted = balanced_critical_load([a, b, c], 60, 1_000)
     # Killed half a second before the first deadline: a's fallbacks come due while its leases are still running out,
     # the worst case (lateness ≈ lease lifetime + a round + the partition's load).
     first = min(at for _, at in accepted.values())
