@@ -61,7 +61,9 @@ final class DeliveryStack: Sendable {
         let drainer = SpoolDrainer(spool: store, directory: store, scheduler: scheduler, policies: policies, now: now,
                                    configuration: SpoolDrainer.Configuration(
                                        chunk: settings.spoolChunk, maxInFlight: settings.spoolMaxInFlight,
-                                       defaultSMSValidity: settings.defaultSMSValidity),
+                                       defaultSMSValidity: settings.defaultSMSValidity,
+                                       // Another node may commit a spool in a partition this one drains.
+                                       idleRecheck: membership == nil ? nil : .milliseconds(500)),
                                    logger: logger.with(["component": "spool"]))
         self.drainer = drainer
         intake = MessageIntake(directory: store, addresses: store, keys: store, payloads: providers.payloadMeasure, ledger: store, scheduler: scheduler, drainer: drainer, policies: policies,
@@ -137,12 +139,13 @@ final class DeliveryStack: Sendable {
     /// that ends while a reconciliation still loads partitions waits for it; older rounds are skipped).
     private func startMembership(_ membership: ClusterMembership) {
         let (rounds, continuation) = AsyncStream.makeStream(of: [LeaseRef].self, bufferingPolicy: .bufferingNewest(1))
-        let scheduler = scheduler, workPartitions = workPartitions
+        let scheduler = scheduler, workPartitions = workPartitions, drainer = drainer
         tasks.add(Task {
             for await held in rounds {
                 let changes = await scheduler.reconcile(with: held)
                 if changes.recovery.deliveries > 0 { ProcessIO.releaseFreeHeap() }
                 workPartitions?(await scheduler.loadedPartitions.map(\.partition))
+                if !changes.loaded.isEmpty { await drainer.wake() }  // spools may wait in the partitions it took
             }
         })
         workPartitions?([])  // none until the first round's partitions are loaded

@@ -480,3 +480,22 @@ def test_kill_9_one_of_three_nodes_with_10000_deliveries_in_flight(nodes, tmp_pa
     finally:
         webhook.close()
         smsc.stop()
+
+
+def test_a_spooled_message_is_drained_once_by_the_node_that_holds_its_partition(nodes):
+    """A 1,000-recipient message is spooled by the node that accepts it; the node holding the spool's partition
+    (`messages.id % 256`: often another node, which learns of it by looking again while idle) starts every
+    recipient once, in its own partitions."""
+    a, b, c = nodes(["a", "b", "c"], {"gateway": {"spoolRecipients": 100}})
+    wait_balanced([a, b, c])
+    token = create_account(a, "Shop")
+    # All through a: b and c commit no spool of their own that would wake their drainers.
+    for n in range(3):
+        numbers = ["00316%02d%06d" % (n, i) for i in range(1_000)]
+        status, body, _ = http(a, "POST", "/v1.0/message", messages_request(token, msg(numbers, "Sale %d" % n, sender="Shop")))
+        assert status == 200, body
+    wait_for(lambda: a.query("SELECT count(*) FROM deliveries") == [(3_000,)], timeout=30, what="3,000 deliveries started")
+    assert a.query("SELECT count(*) FROM message_spools") == [(0,)]
+    assert a.query("SELECT count(DISTINCT msisdn) FROM deliveries") == [(3_000,)]
+    owners = {s.url for (message_id,) in a.query("SELECT id FROM messages") for s in (a, b, c) if message_id % 256 in held(s)}
+    print(f"the 3 spools were in partitions of {len(owners)} node(s)")

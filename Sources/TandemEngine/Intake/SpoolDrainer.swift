@@ -22,14 +22,19 @@ public actor SpoolDrainer {
         public var defaultSMSValidity: Duration = .seconds(48 * 3_600)
         /// The pause while the scheduler is full, and after a chunk failed.
         public var pause: Duration = .milliseconds(50)
+        /// While no spool waits, look again after this long even if not woken: on a cluster node, where another node
+        /// may commit a spool in a partition this one drains (docs/cluster.md); nil: only when woken (a single
+        /// server wakes its drainer with every spool it commits).
+        public var idleRecheck: Duration?
 
         public init(chunk: Int = 256, maxInFlight: Int = 1_000_000, defaultSMSValidity: Duration = .seconds(48 * 3_600),
-                    pause: Duration = .milliseconds(50)) {
+                    pause: Duration = .milliseconds(50), idleRecheck: Duration? = nil) {
             precondition(chunk > 0 && maxInFlight > 0, "chunk and maxInFlight must be positive")
             self.chunk = chunk
             self.maxInFlight = maxInFlight
             self.defaultSMSValidity = defaultSMSValidity
             self.pause = pause
+            self.idleRecheck = idleRecheck
         }
     }
 
@@ -117,11 +122,18 @@ public actor SpoolDrainer {
     }
 
     private func sleepUntilWoken() async {
+        let recheck = configuration.idleRecheck.map { after in
+            Task { [weak self] in
+                try? await Task.sleep(for: after)
+                await self?.wake()
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { sleeper = $0 }
         } onCancel: {
             Task { await self.wake() }
         }
+        recheck?.cancel()
     }
 
     /// Starts the next chunk (of `message`, if given); false when none waits.
