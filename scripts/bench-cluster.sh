@@ -3,10 +3,11 @@
 # one, two and three `tandem serve` nodes on a fresh database each,
 #  (C1) single-recipient CM accept, POST /v1.0/message JSON, durable before the reply: one wrk per node, in parallel,
 #       -t1 and 64 connections split between them, 10 s (a load balancer's round robin, without its cost);
-#  (C2) receipts: PUT /bwmi/{appKey}/acks, one live managed notification each (the notifications sent round-robin
-#       through the nodes beforehand, so each node owns a share), the acks spread over the nodes by the same wrk
-#       split — with n nodes, (n−1)/n of them reach a node that does not own the delivery and are forwarded;
-# and for each: the PostgreSQL server's CPU share, and its cost per accepted delivery / per ack: statements
+#  (C2) BWMI receipts: PUT /bwmi/{appKey}/acks, one live managed notification each (the notifications sent
+#       round-robin through the nodes beforehand, so each node owns a share), the acks spread over the nodes by the
+#       same wrk split — with n nodes, (n−1)/n of them reach a node that does not own the delivery and are forwarded;
+#  (C3) device API receipts: PUT /v1.0/messages (MAC-signed delivery acks), one in-flight push each, spread the same way;
+# and for each: the PostgreSQL server's CPU share, and its cost per accepted delivery / per receipt: statements
 # (pg_stat_statements' calls) and bytes of WAL (pg_current_wal_lsn). Nodes, PostgreSQL and wrk share this machine's
 # cores, so the figures do not rise with nodes here; they say what a delivery costs the database.
 # Usage: scripts/bench-cluster.sh path/to/tandem WORKDIR   (PG_HOST, PG_DATA set by scripts/bench-postgres.sh)
@@ -15,6 +16,7 @@ bin="$1"; work="$2"
 source "$(dirname "$0")/bench-lib.sh"
 export TANDEM_BENCH_CLUSTER_SECRET="bench-cluster-secret-of-at-least-32-bytes"
 notifications=20000
+receipt_deliveries=100000
 devices=1000
 psql_db() { psql -h "$PG_HOST" -U tandem -d "$1" -XAtq -F '|' -c "$2"; }
 # db_counters DB: "statements wal_bytes" so far (statements over every database: the nodes' own).
@@ -34,18 +36,23 @@ for n in 1 2 3; do
 { "listen": "127.0.0.1:0", "http": { "threads": 2 },
   "database": { "url": "postgresql:///$db?host=$PG_HOST&user=tandem" },
   "policies": "$(pwd)/Policies", "log": { "accessLog": false }, "simulator": { "logEvents": false },
-  "scheduler": { "expectedTimers": $((notifications * 2 + 1000)) },
+  "scheduler": { "expectedTimers": $((notifications * 2 + receipt_deliveries + 1000)) },
+  "deviceAPI": { "hosts": ["bench.tandem.test"] },
   "cluster": { "node": "node-1", "secret": { "env": "TANDEM_BENCH_CLUSTER_SECRET" }, "renewInterval": "500ms",
                "leaseLifetime": "3s", "safetyMargin": "1s", "maxClaimsPerRound": 256 } }
 JSON
   token=$("$bin" account create Bench --config "$work/$db.json" | awk '/product token/ {print $3}')
-  key=$("$bin" app create BenchApp --account "$token" --config "$work/$db.json" | awk '/app key/ {print $3}')
+  app=$("$bin" app create BenchApp --account "$token" --config "$work/$db.json")
+  key=$(awk '/app key/ {print $3}' <<< "$app"); secret=$(awk '/app secret/ {print $3}' <<< "$app")
   # BWMI devices as PUT /devices leaves them; `noack` tokens: the simulated app never acknowledges, so every managed
   # notification stays live until wrk acknowledges it.
   psql_db "$db" "INSERT INTO registrations (device_id, app_id, platform, push_token, status, origin, created_at, updated_at)
     SELECT '00000000-0000-4000-8000-' || lpad(i::text, 12, '0'), (SELECT id FROM apps WHERE app_key = '$key'),
            'Android', 'noack-' || i, 'Unverified', 'bwmi', 0, 0 FROM generate_series(1, $devices) i;
-    INSERT INTO bwmi_devices (registration_id, app_id, phone) SELECT id, app_id, NULL FROM registrations WHERE origin = 'bwmi'" > /dev/null
+    INSERT INTO bwmi_devices (registration_id, app_id, phone) SELECT id, app_id, NULL FROM registrations WHERE origin = 'bwmi';
+    INSERT INTO registrations (device_id, app_id, msisdn, platform, push_token, status, created_at, updated_at)
+    SELECT '00000000-0000-4000-9000-' || lpad(i::text, 12, '0'), (SELECT id FROM apps WHERE app_key = '$key'),
+           '+316' || lpad(i::text, 8, '0'), 'Android', 'noack-d-' || i, 'PinVerified', 0, 0 FROM generate_series(1, $devices) i" > /dev/null
   urls=()
   for i in $(seq 1 "$n"); do
     TANDEM_CLUSTER_NODE="node-$i" start_server "$bin" "$work/$db.json" "$work/$db-node$i"
@@ -69,12 +76,13 @@ body = json.dumps({"messages": {"authentication": {"producttoken": sys.argv[1]},
 with open(sys.argv[2], "w") as lua:
     lua.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = ' + json.dumps(body) + "\n")
 PY
-  # parallel_wrk NAME SCRIPT PATH: one wrk per node at once, 64 connections split; sums requests/s, worst p99.
+  # parallel_wrk NAME SCRIPT PATH [SECONDS]: one wrk per node at once (default 10 s), 64 connections split; sums
+  # requests/s, worst p99.
   parallel_wrk() {
     local pids=() i=0
     for u in "${urls[@]}"; do
       i=$((i + 1))
-      OFFSET=$((i - 1)) NODES=$n wrk -t1 -c$((64 / n)) -d10s --latency -s "$2" "$u$3" > "$work/wrk-$db-$1-$i.txt" &
+      OFFSET=$((i - 1)) NODES=$n wrk -t1 -c$((64 / n)) -d"${4:-10}"s --latency -s "$2" "$u$3" > "$work/wrk-$db-$1-$i.txt" &
       pids+=($!)
     done
     wait "${pids[@]}"
@@ -143,6 +151,52 @@ PY
   echo "   PostgreSQL CPU: $(pg_share $((t1 - t0)) 10); per ack: $per"
   record "cluster${n}_acks_rps" "$rps"; record "cluster${n}_acks_p99" "$p99"; record "cluster${n}_acks_dbcpu" "$(pg_share $((t1 - t0)) 10)"
   record "cluster${n}_acks_cost" "$per"
+
+  # (C3) device API receipts: Default pushes to the verified installs (1,000 per request, round-robin through the
+  # nodes; spooled, so each is started by the node holding its spool's partition), then one MAC-signed delivery ack
+  # per delivery, spread over the nodes like the acks.
+  python3 - "$token" "$key" "$devices" "$((receipt_deliveries / devices))" "${urls[@]}" <<'PY'
+import http.client, json, sys, threading, urllib.parse
+token, key, devices, requests, urls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
+body = json.dumps({"messages": {"authentication": {"producttoken": token}, "msg": [
+    {"from": "Bench", "to": [{"number": "+316%08d" % i} for i in range(1, devices + 1)], "body": {"content": "Hello"},
+     "appKey": key, "allowedChannels": ["Push"]}]}})
+def send(index, count):
+    host = urllib.parse.urlsplit(urls[index % len(urls)])
+    connection = http.client.HTTPConnection(host.hostname, host.port, timeout=600)
+    for _ in range(count):
+        connection.request("POST", "/v1.0/message", body, {"Content-Type": "application/json"})
+        response = connection.getresponse(); response.read()
+        assert response.status == 200, response.status
+threads = [threading.Thread(target=send, args=(i, requests // 4 + (1 if i < requests % 4 else 0))) for i in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+PY
+  for _ in $(seq 1 600); do
+    pending=$(psql_db "$db" "SELECT (SELECT count(*) FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn
+                                     WHERE d.status <> 'Accepted' AND NOT d.final) + (SELECT count(*) FROM message_spools)")
+    [ "$pending" = 0 ] && break
+    sleep 0.1
+  done
+  psql_db "$db" "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
+    FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn WHERE NOT d.final ORDER BY random()" > "$work/$db-receipts.txt"
+  prepared=$(wc -l < "$work/$db-receipts.txt")
+  receipts_lua "$work/$db-receipts.txt" "$(device_mac "$key" "$secret")" "$work/$db-receipts.lua"
+  acks_before=$(psql_db "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'")
+  read -r s0 w0 <<< "$(db_counters "$db")"; t0=$(pg_ticks)
+  read -r _ p99 requests bad <<< "$(parallel_wrk receipts "$work/$db-receipts.lua" "" 5)"
+  t1=$(pg_ticks); read -r s1 w1 <<< "$(db_counters "$db")"; sleep 1
+  recorded=$(( $(psql_db "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'") - acks_before ))
+  # Counted from the 2xx answers: past its share of the in-flight deliveries, a wrk repeats its first (answered 4xx).
+  rps=$(( (requests - bad) / 5 ))
+  per=$(python3 -c "a=$recorded; print(f'{($s1-$s0)/max(a,1):.1f} statements, {($w1-$w0)/max(a,1):,.0f} bytes of WAL')")
+  echo "== (C3) $n node(s): PUT /v1.0/messages (device API delivery acks, MAC-signed; $((n - 1)) in $n forwarded), one wrk -t1 -c$((64 / n)) per node, 5 s"
+  printf '   receipts/s: %s (2xx, sum)   worst p99: %s   requests: %s, non-2xx: %s, recorded: %s of %s in flight\n' \
+    "$(python3 -c "print(f'{$rps:,.0f}')")" "$p99" "$requests" "$bad" "$recorded" "$prepared"
+  [ "$recorded" -lt "$prepared" ] || echo "   (every in-flight delivery was acknowledged before the end: the figure is a lower bound)"
+  echo "   PostgreSQL CPU: $(pg_share $((t1 - t0)) 5); per receipt: $per"
+  record "cluster${n}_receipts_rps" "$rps"; record "cluster${n}_receipts_p99" "$p99"
+  record "cluster${n}_receipts_dbcpu" "$(pg_share $((t1 - t0)) 5)"; record "cluster${n}_receipts_cost" "$per"
   stop_nodes
 done
 trap - EXIT

@@ -79,11 +79,12 @@ pg_share() {
   python3 -c "import os, sys; t, s = float(sys.argv[1]), float(sys.argv[2]); print(f'{100 * t / os.sysconf(\"SC_CLK_TCK\") / s / os.cpu_count():.0f}% of {os.cpu_count()} cores')" "$1" "$2"
 }
 
-# acks_lua ACKS KEY OUT: a wrk script that sends PUT /bwmi/KEY/acks, one per line "nid|token" of ACKS, each line once
-# over every wrk thread and process: thread t of -t WRK_THREADS (default 1) in process OFFSET of NODES (defaults 0
-# and 1; one wrk per node) takes the lines whose index is t + WRK_THREADS × OFFSET modulo WRK_THREADS × NODES.
-acks_lua() {
-  cat > "$3" <<LUA
+# spread_lua LINES OUT FORMAT: a wrk script that sends one request per line of LINES, each line once over every wrk
+# thread and process, formatted once in init by the Lua expression FORMAT (of `line`). Thread t of -t WRK_THREADS
+# (default 1) in process OFFSET of NODES (defaults 0 and 1; one wrk per node) takes the lines whose index is
+# t + WRK_THREADS × OFFSET modulo WRK_THREADS × NODES; past its last line it repeats its first.
+spread_lua() {
+  cat > "$2" <<LUA
 local requests, next_index, thread_count = {}, 1, 0
 function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
 function init(args)
@@ -92,11 +93,7 @@ function init(args)
   local stride = tonumber(os.getenv("NODES") or "1") * threads
   local index = 0
   for line in io.lines("$1") do
-    if index % stride == slot then
-      local nid, did = line:match("([^|]+)|(.*)")
-      requests[#requests + 1] = wrk.format("PUT", "/bwmi/$2/acks", {["Content-Type"] = "application/json"},
-        '{"nid":"' .. nid .. '","did":"' .. did .. '","bid":"GATE_CHANGE"}')
-    end
+    if index % stride == slot then requests[#requests + 1] = $3 end
     index = index + 1
   end
 end
@@ -106,4 +103,32 @@ function request()
   return formatted
 end
 LUA
+}
+
+# acks_lua ACKS KEY OUT: spread_lua for PUT /bwmi/KEY/acks, one per line "nid|token" of ACKS.
+acks_lua() {
+  spread_lua "$1" "$3" "(function() local nid, did = line:match(\"([^|]+)|(.*)\")
+      return wrk.format(\"PUT\", \"/bwmi/$2/acks\", {[\"Content-Type\"] = \"application/json\"},
+        '{\"nid\":\"' .. nid .. '\",\"did\":\"' .. did .. '\",\"bid\":\"GATE_CHANGE\"}') end)()"
+}
+
+# receipts_lua RECEIPTS AUTH OUT: spread_lua for the device API's PUT /v1.0/messages, one per line "DeviceID|body" of
+# RECEIPTS, every request with the Authorization header AUTH (the MAC covers method, target, host and second only).
+receipts_lua() {
+  spread_lua "$1" "$3" "(function() local device, body = line:match(\"([^|]+)|(.*)\")
+      return wrk.format(\"PUT\", \"/v1.0/messages\", {[\"Authorization\"] = '$2', [\"DeviceID\"] = device,
+        [\"User-Agent\"] = \"Bench/1.0 (Android 14; en_US)\", [\"Content-Type\"] = \"application/json\"}, body) end)()"
+}
+
+# device_mac KEY SECRET: the device API's Authorization for PUT /v1.0/messages to host bench.tandem.test this second
+# (the MAC covers method, target, host and second only: one value serves every request of a run).
+device_mac() {
+  python3 - "$1" "$2" <<'PY'
+import base64, hashlib, hmac, sys, time
+key, secret = sys.argv[1], sys.argv[2]
+ts = int(time.time())
+signed = f"PUT /v1.0/messages HTTP/1.1\nbench.tandem.test\n{ts}\n"
+mac = base64.b64encode(hmac.new(secret.encode(), signed.encode(), hashlib.sha1).digest()).decode()
+print(f'MAC kid="{key}" ts="{ts}" mac="{mac}"')
+PY
 }

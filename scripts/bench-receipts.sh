@@ -70,36 +70,9 @@ write_receipts() {
   dbq receipts "SELECT r.device_id, '{\"UpdateID\":\"' || d.id || '\",\"Status\":\"Delivered\"}'
     FROM deliveries d JOIN registrations r ON r.msisdn = d.msisdn WHERE NOT d.final ORDER BY d.id" > "$work/receipts.txt"
 }
-auth=$(python3 - "$key" "$secret" <<'PY'
-import base64, hashlib, hmac, sys, time
-key, secret = sys.argv[1], sys.argv[2]
-ts = int(time.time())
-signed = f"PUT /v1.0/messages HTTP/1.1\nbench.tandem.test\n{ts}\n"
-mac = base64.b64encode(hmac.new(secret.encode(), signed.encode(), hashlib.sha1).digest()).decode()
-print(f'MAC kid="{key}" ts="{ts}" mac="{mac}"')
-PY
-)
-cat > "$work/receipts.lua" <<LUA
--- Every request is formatted once, in init, so the load generator spends its CPU sending, not formatting.
-local requests, next_index, thread_count = {}, 1, 0
-function setup(thread) thread:set("offset", thread_count); thread_count = thread_count + 1 end
-function init(args)
-  local index = 0
-  for line in io.lines("$work/receipts.txt") do
-    if index % 2 == offset then
-      local device, body = line:match("([^|]+)|(.*)")
-      requests[#requests + 1] = wrk.format("PUT", "/v1.0/messages", {["Authorization"] = '$auth', ["DeviceID"] = device,
-        ["User-Agent"] = "Bench/1.0 (Android 14; en_US)", ["Content-Type"] = "application/json"}, body)
-    end
-    index = index + 1
-  end
-end
-function request()
-  local formatted = requests[next_index] or requests[1]
-  next_index = next_index + 1
-  return formatted
-end
-LUA
+auth=$(device_mac "$key" "$secret")
+# Every request is formatted once, in init, so the load generator spends its CPU sending, not formatting.
+receipts_lua "$work/receipts.txt" "$auth" "$work/receipts.lua"
 acked() { dbq receipts "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'"; }
 cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 
@@ -111,7 +84,7 @@ measure() {
   before=$(acked); cpu_before=$(cpu); pg_before=$(pg_ticks)
   # PERF=1: profile the server during the run (perf record; report with `perf report -i WORKDIR/perf.data`).
   [ -z "${PERF:-}" ] || { perf record -F 499 ${PERFG:--g} -p "$server" -o "$work/perf.data" -- sleep 5 2> /dev/null & }
-  wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
+  WRK_THREADS=2 wrk -t2 -c"$connections" -d5s --latency -s "$work/receipts.lua" "$url" > "$work/wrk-receipts.txt"
   cpu_after=$(cpu); pg_used=$(( $(pg_ticks) - pg_before ))
   sleep 0.5; recorded=$(( $(acked) - before ))
   read -r rps p50 p99 requests bad <<< "$(wrk_summary "$work/wrk-receipts.txt")"

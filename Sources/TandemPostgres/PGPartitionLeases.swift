@@ -86,9 +86,9 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     /// A lease missing from the answer was lost (expired, or taken): the node must stop acting on it.
     public func renew(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
         try compareAndSet(leases, """
+            WITH locked AS (\(Self.lockInOrder("l.owner = $1 AND l.expires_at > now()", keyKept: true)))
             UPDATE partition_leases l SET expires_at = now() + make_interval(secs => $4::bigint / 1000.0)
-            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
-            WHERE l.partition = c.partition AND l.epoch = c.epoch AND l.owner = $1 AND l.expires_at > now()
+            FROM locked WHERE l.partition = locked.partition
             RETURNING l.partition, l.epoch
             """)
     }
@@ -97,10 +97,10 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     /// epoch one more. Answers the partitions won, with their new epochs; another node won the others.
     public func claim(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
         try compareAndSet(leases, """
+            WITH locked AS (\(Self.lockInOrder("(l.owner IS NULL OR l.expires_at <= now())")))
             UPDATE partition_leases l
             SET owner = $1, epoch = l.epoch + 1, expires_at = now() + make_interval(secs => $4::bigint / 1000.0)
-            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
-            WHERE l.partition = c.partition AND l.epoch = c.epoch AND (l.owner IS NULL OR l.expires_at <= now())
+            FROM locked WHERE l.partition = locked.partition
             RETURNING l.partition, l.epoch
             """)
     }
@@ -109,9 +109,9 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     /// The node must have stopped acting on those partitions first.
     public func release(_ leases: [LeaseRef]) throws(PGError) -> [LeaseRef] {
         try compareAndSet(leases, """
+            WITH locked AS (\(Self.lockInOrder("l.owner = $1")))
             UPDATE partition_leases l SET owner = NULL, expires_at = now()
-            FROM unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
-            WHERE l.partition = c.partition AND l.epoch = c.epoch AND l.owner = $1
+            FROM locked WHERE l.partition = locked.partition
             RETURNING l.partition, l.epoch
             """, lifetime: false)
     }
@@ -120,25 +120,42 @@ public final class PGPartitionLeases: PartitionLeaseStatements {
     public func leave() throws(PGError) {
         let connection = try liveConnection
         try connection.transaction { () throws(PGError) in
-            try connection.execute("UPDATE partition_leases SET owner = NULL, expires_at = now() WHERE owner = $1", [node.description])
+            try connection.execute("""
+                WITH locked AS (SELECT partition FROM partition_leases WHERE owner = $1 ORDER BY partition FOR UPDATE)
+                UPDATE partition_leases l SET owner = NULL, expires_at = now() FROM locked WHERE l.partition = locked.partition
+                """, [node.description])
             try connection.execute("DELETE FROM cluster_nodes WHERE node = $1", [node.description])
         }
     }
 
     /// The check that fences a commit, run inside that commit's transaction for the partitions its rows belong to:
     /// fails the transaction (SQLSTATE `TD001`, "partition lease lost") unless this node holds every one of them at
-    /// the epoch given and none has expired. The rows are locked `FOR SHARE` until the commit ends, so a claim of one
-    /// of those partitions waits for the commit (and then loads what it wrote), and a commit after a claim finds
-    /// another owner. Parameters: ``fenceParameters(_:)``.
+    /// the epoch given and none has expired. The rows are locked `FOR KEY SHARE` until the commit ends (the holder is
+    /// the rows' key, schema version 5), so a claim or release of one of those partitions waits for the commit (and a
+    /// claim then loads what it wrote), a commit after a claim finds another owner, and a renewal never waits for a
+    /// commit. Parameters: ``fenceParameters(_:)``.
     public static let fenceSQL = """
         SELECT tandem_expect(count(*), cardinality($2::int[]), '\(leaseLostState)', 'partition lease lost') FROM (
             SELECT 1 FROM partition_leases l JOIN unnest($2::int[], $3::bigint[]) AS f(partition, epoch)
               ON l.partition = f.partition AND l.epoch = f.epoch
             WHERE l.owner = $1 AND l.expires_at > now()
             ORDER BY l.partition
-            FOR SHARE OF l
+            FOR KEY SHARE OF l
         ) held
         """
+
+    /// The rows of `$2`/`$3` (partitions and epochs) that still have the epoch read and satisfy `condition` (on `l`),
+    /// locked in partition order: two nodes' claims and releases, which may cover the same rows, never wait for each
+    /// other in a cycle. `keyKept` (a renewal: the holder stays): `FOR NO KEY UPDATE`, which a commit's fence
+    /// (`FOR KEY SHARE`) does not block; else `FOR UPDATE`, which waits for the commits under way.
+    static func lockInOrder(_ condition: String, keyKept: Bool = false) -> String {
+        """
+        SELECT l.partition FROM partition_leases l JOIN unnest($2::int[], $3::bigint[]) AS c(partition, epoch)
+          ON l.partition = c.partition AND l.epoch = c.epoch
+        WHERE \(condition)
+        ORDER BY l.partition FOR \(keyKept ? "NO KEY UPDATE" : "UPDATE") OF l
+        """
+    }
 
     /// The SQLSTATE of a failed fence.
     public static let leaseLostState = "TD001"

@@ -22,7 +22,7 @@ public enum PGSchema {
         public let sql: String
     }
 
-    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases, partitionIndex]
+    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases, partitionIndex, leaseHolderKey]
 
     /// Tables PostgreSQL has and SQLite has not: what several nodes on one database share (SQLite serves one node).
     public static let clusterTables: Set<String> = ["cluster_settings", "cluster_nodes", "partition_leases"]
@@ -95,6 +95,15 @@ public enum PGSchema {
     /// version 3 fixed) through this index, not a scan of every in-flight delivery.
     public static let partitionIndex = Migration(version: 4, name: "deliveries: in flight by partition", sql: """
         CREATE INDEX deliveries_in_flight_partition ON deliveries ((id % 256), id) WHERE NOT final;
+        """)
+
+    /// Version 5: a lease's holder — partition, owner, epoch — as a key of its row. A commit's fence locks its lease rows
+    /// `FOR KEY SHARE`: a claim or a release (they change the owner or the epoch, key columns now) waits for the commit,
+    /// as the fence intends, but a renewal (it changes `expires_at` only) does not. Measured before: with `FOR SHARE`,
+    /// the group-commit transaction's fences (one per commit in it, each locking its rows in order, not all in one
+    /// order) and the node's own renewal deadlocked under load (SQLSTATE 40P01), failing rounds so that leases lapsed.
+    public static let leaseHolderKey = Migration(version: 5, name: "partition_leases: the holder as a key", sql: """
+        CREATE UNIQUE INDEX partition_leases_holder ON partition_leases (partition, owner, epoch);
         """)
 
     /// Version 1: everything SQLite's migrations 1–27 built, in its final form.

@@ -114,13 +114,20 @@ struct PGPartitionLeasesTests {
                 _ = try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1), LeaseRef(partition: 5, epoch: 1)]))
             }
         }
-        // While a fenced transaction is open, the lease row cannot change: expiring it (as time would) waits.
+        // While a fenced transaction is open, its lease rows keep their holder: a claim (or release) waits for the
+        // commit; a renewal does not (it changes only the expiry), so a node's renewals and its commits never deadlock.
         try nodes.admin.execute("SET lock_timeout = '200ms'")
         try committer.execute("BEGIN")
         try committer.execute(PGPartitionLeases.fenceSQL, nodes.a.fenceParameters([LeaseRef(partition: 3, epoch: 1)]))
-        #expect(throws: PGError.self) { try expire(3, on: nodes.admin) }
-        try committer.execute("COMMIT")
+        let renewing = try PGConnection(nodes.conninfo)
+        try renewing.execute("SET lock_timeout = '200ms'")
+        #expect(try PGPartitionLeases(connection: renewing, node: nodes.a.node, lifetimeMilliseconds: 6_000)
+            .renew(refs([(3, 1)])) == refs([(3, 1)]))
         try expire(3, on: nodes.admin)
+        #expect(throws: PGError.self) {
+            try nodes.admin.execute("UPDATE partition_leases SET owner = 'node-b', epoch = epoch + 1 WHERE partition = 3")
+        }
+        try committer.execute("COMMIT")
         #expect(try nodes.b.claim(refs([(3, 1)])) == refs([(3, 2)]))
     }
 }

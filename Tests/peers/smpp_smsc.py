@@ -21,7 +21,9 @@ Record: one JSON object per line, appended to FILE:
 - the server: {"smsc": "submit", "text": hex, "result": "accepted"|"throttled", "message_id": id} and
   {"smsc": "dlr", "message_id": id, "form": ...}; {"smsc": "dlr_queued", ...} when a receipt could not be
   delivered (no bound session, or the connection went before its deliver_sm_resp): like a real SMSC it is
-  stored and sent again to the next session that binds ({"smsc": "dlr", ..., "redelivery": true}).
+  stored and sent again to the next session that binds ({"smsc": "dlr", ..., "redelivery": true}); one the ESME
+  refuses (a deliver_sm_resp with an error status, e.g. ESME_RX_T_APPN) is recorded as {"smsc": "dlr_refused", ...}
+  and sent again a second later, to whichever session is bound then.
 Every record has "t": the wall-clock time (Unix seconds) it was written, for timing assertions.
 
 --drop-after N closes the connection right after forwarding the Nth submit_sm_resp to the client (once):
@@ -174,13 +176,20 @@ class SMSC:
                     smpp34.Tlv(smpp34.TLV_MESSAGE_STATE, bytes([state]))]
         self.record(smsc="dlr", message_id=message_id, form=form, state=state, redelivery=redelivery)
         try:
-            await esme.deliver_sm(event.source_addr, text, source_addr=event.destination_addr,
-                                  source_addr_ton=1, source_addr_npi=1, dest_addr_ton=event.source_addr_ton,
-                                  dest_addr_npi=event.source_addr_npi, esm_class=0x04, tlvs=tlvs)
+            response = await esme.deliver_sm(event.source_addr, text, source_addr=event.destination_addr,
+                                             source_addr_ton=1, source_addr_npi=1, dest_addr_ton=event.source_addr_ton,
+                                             dest_addr_npi=event.source_addr_npi, esm_class=0x04, tlvs=tlvs)
         except Exception as error:  # the connection went before the deliver_sm_resp: keep it for the next bind
             self.sessions.pop(esme.session_id, None)
             self.undelivered.append((event, message_id, state, form))
             self.record(smsc="dlr_queued", message_id=message_id, reason=str(error))
+            return
+        if not response.is_success:
+            # Refused (ESME_RX_T_APPN: the ESME cannot take it now): like a real SMSC, send it again a second later,
+            # to whichever session of the ESME is bound then.
+            self.record(smsc="dlr_refused", message_id=message_id, status=response.command_status)
+            await asyncio.sleep(1.0)
+            await self.receipt(None, event, message_id, state, form, redelivery=True)
 
     async def mobile_originated(self, esme):
         await asyncio.sleep(0.05)
