@@ -15,9 +15,9 @@ struct SchedulerPartitionTests {
         let map: PartitionMap
         private let held = Mutex<[Int: Int64]>([:])
 
-        init(_ node: String, _ leases: [Int: Int64] = [:]) {
-            self.node = try! NodeID(node)
-            self.map = try! PartitionMap()
+        init(_ node: String, _ leases: [Int: Int64] = [:]) throws {
+            self.node = try NodeID(node)
+            self.map = try PartitionMap()
             held.withLock { $0 = leases }
         }
 
@@ -26,8 +26,8 @@ struct SchedulerPartitionTests {
         var refs: [LeaseRef] { held.withLock { $0.map { LeaseRef(partition: $0.key, epoch: $0.value) }.sorted { $0.partition < $1.partition } } }
     }
 
-    static func node(_ name: String, _ leases: [Int: Int64], store: InMemoryDeliveryStore) async -> (H, Leases) {
-        let ownership = Leases(name, leases)
+    static func node(_ name: String, _ leases: [Int: Int64], store: InMemoryDeliveryStore) async throws -> (H, Leases) {
+        let ownership = try Leases(name, leases)
         let h = H(store: store, ownership: ownership)
         await h.scheduler.reconcile(with: ownership.refs)
         return (h, ownership)
@@ -36,7 +36,7 @@ struct SchedulerPartitionTests {
     @Test("new deliveries go to the partitions loaded here, in turn, each commit fenced at their epochs; with none held, NoPartitionHeld")
     func startsInHeldPartitions() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, leases) = await Self.node("a", [3: 7, 9: 2], store: store)
+        let (a, leases) = try await Self.node("a", [3: 7, 9: 2], store: store)
         let first = try await a.start(.critical)
         let second = try await a.start(.critical)
         let third = try await a.start(.critical)
@@ -45,15 +45,15 @@ struct SchedulerPartitionTests {
         #expect(fences.first == CommitFence(node: leases.node, leases: [LeaseRef(partition: 3, epoch: 7)]))
         #expect(fences.allSatisfy { $0 != nil })
 
-        let (empty, _) = await Self.node("b", [:], store: store)
+        let (empty, _) = try await Self.node("b", [:], store: store)
         await #expect(throws: NoPartitionHeld.self) { _ = try await empty.start(.critical) }
     }
 
     @Test("a receipt for a delivery in a partition not held here fails NotPartitionOwner and changes nothing; the owner applies it")
     func receiptForAnotherNode() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, _) = await Self.node("a", [5: 1], store: store)
-        let (b, _) = await Self.node("b", [6: 1], store: store)
+        let (a, _) = try await Self.node("a", [5: 1], store: store)
+        let (b, _) = try await Self.node("b", [6: 1], store: store)
         let key = try await a.start(.critical)
         await #expect(throws: NotPartitionOwner(partition: 5)) {
             try await b.scheduler.record(.readReported(SchedulerTests.d1), for: key)
@@ -72,12 +72,12 @@ struct SchedulerPartitionTests {
     @Test("takeover: a dead node's partition is loaded by another with its timers — an overdue fallback fires at once, a pending one at its deadline, never early")
     func takeover() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, _) = await Self.node("a", [4: 1], store: store)
+        let (a, _) = try await Self.node("a", [4: 1], store: store)
         let early = try await a.start(.critical)  // falls back at 30 s
         a.clock.advance(to: SchedulerTests.at(20))
         let late = try await a.start(.critical)  // at 50 s
         // Node a dies; node b claims partition 4 at epoch 2 at 35 s.
-        let leases = Leases("b", [:])
+        let leases = try Leases("b", [:])
         let b = H(store: store, ownership: leases)
         b.clock.advance(to: SchedulerTests.at(35))
         leases.set(4, 2)
@@ -98,7 +98,7 @@ struct SchedulerPartitionTests {
     @Test("a partition given up leaves memory: its timers no longer fire here, and commands for it fail NotPartitionOwner")
     func dropped() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, leases) = await Self.node("a", [4: 1, 8: 1], store: store)
+        let (a, leases) = try await Self.node("a", [4: 1, 8: 1], store: store)
         let lost = try await a.start(.critical)
         let kept = try await a.start(.critical)
         #expect(leases.map.partition(of: lost) == 4)
@@ -118,7 +118,7 @@ struct SchedulerPartitionTests {
     @Test("a commit whose fence fails (the lease was lost in the database) is neither stored nor acted on: no SMS, the caller gets the error")
     func fenceFails() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, _) = await Self.node("a", [4: 1], store: store)
+        let (a, _) = try await Self.node("a", [4: 1], store: store)
         let key = try await a.start(.critical)
         store.state.withLock { $0.lostPartitions = [4] }
         await #expect(throws: PartitionLeaseLost.self) {
@@ -132,7 +132,7 @@ struct SchedulerPartitionTests {
     @Test("a lease that lapses locally stops the node acting on its partition (timers wait, receipts fail NotPartitionOwner); renewed at the same epoch, the waiting fallback fires")
     func lapseAndReload() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, leases) = await Self.node("a", [4: 1], store: store)
+        let (a, leases) = try await Self.node("a", [4: 1], store: store)
         let key = try await a.start(.critical)
         leases.set(4, nil)  // the renewal is late: not valid here, still held in the database
         try await a.advance(to: 31)  // the fallback timer cannot be fenced: tried again later, nothing sent
@@ -149,7 +149,7 @@ struct SchedulerPartitionTests {
     @Test("a lease that lapses between a commit and acting on it: the commit is kept, not acted on; the partition is dropped, reloaded when valid again, and what was committed resumes once")
     func lapseAfterCommit() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, leases) = await Self.node("a", [4: 1], store: store)
+        let (a, leases) = try await Self.node("a", [4: 1], store: store)
         let key = try await a.start(.critical)
         store.state.withLock { $0.holding = true }
         a.clock.advance(to: SchedulerTests.at(31))
@@ -176,9 +176,9 @@ struct SchedulerPartitionTests {
     @Test("commands for a partition still loading wait for it and then apply, in order")
     func heldWhileLoading() async throws {
         let store = InMemoryDeliveryStore()
-        let (a, _) = await Self.node("a", [4: 1], store: store)
+        let (a, _) = try await Self.node("a", [4: 1], store: store)
         let key = try await a.start(.critical)
-        let leases = Leases("b", [4: 2])
+        let leases = try Leases("b", [4: 2])
         let b = H(store: store, ownership: leases)
         store.state.withLock { $0.holdLoads = true }
         let loading = Task { await b.scheduler.reconcile(with: leases.refs) }
@@ -215,8 +215,8 @@ struct SchedulerForwardingTests {
 
     static func pair() async throws -> (a: H, b: H, forwarder: DirectForwarder, store: InMemoryDeliveryStore) {
         let store = InMemoryDeliveryStore()
-        let (a, _) = await SchedulerPartitionTests.node("a", [5: 1], store: store)
-        let (b, _) = await SchedulerPartitionTests.node("b", [6: 1], store: store)
+        let (a, _) = try await SchedulerPartitionTests.node("a", [5: 1], store: store)
+        let (b, _) = try await SchedulerPartitionTests.node("b", [6: 1], store: store)
         let forwarder = DirectForwarder(owner: a.scheduler)
         await b.scheduler.setForwarder(forwarder)
         return (a, b, forwarder, store)
