@@ -10,7 +10,9 @@
 /// - JSON columns SQLite checks with `json_valid` are `json` (validated on write, the text kept as written,
 ///   unlike `jsonb`); `deliveries.snapshot` stays `text`, written only by the store (as on SQLite);
 /// - `BLOB` → `bytea`; `STRICT` and `WITHOUT ROWID` have no counterpart (a primary key is a unique index);
-/// - SQLite's triggers are PL/pgSQL trigger functions doing the same.
+/// - SQLite's triggers are PL/pgSQL trigger functions doing the same;
+/// - the references of the rows every delivery writes (events, SMS ids, a delivery's message) are checked once per
+///   statement, not per row (version 6, ``referencesPerStatement``): the same guarantee as SQLite's foreign keys.
 ///
 /// Versions: the table `tandem_schema` holds the applied version (SQLite keeps it in `user_version`).
 /// Append new migrations; never edit a released one.
@@ -22,7 +24,8 @@ public enum PGSchema {
         public let sql: String
     }
 
-    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases, partitionIndex, leaseHolderKey]
+    public static let migrations: [Migration] = [initial, roomForUpdates, partitionLeases, partitionIndex, leaseHolderKey,
+                                                  referencesPerStatement]
 
     /// Tables PostgreSQL has and SQLite has not: what several nodes on one database share (SQLite serves one node).
     public static let clusterTables: Set<String> = ["cluster_settings", "cluster_nodes", "partition_leases"]
@@ -104,5 +107,64 @@ public enum PGSchema {
     /// order) and the node's own renewal deadlocked under load (SQLSTATE 40P01), failing rounds so that leases lapsed.
     public static let leaseHolderKey = Migration(version: 5, name: "partition_leases: the holder as a key", sql: """
         CREATE UNIQUE INDEX partition_leases_holder ON partition_leases (partition, owner, epoch);
+        """)
+
+    /// Version 6: the three references every delivery's rows check — an event's and an SMS id's delivery, a delivery's
+    /// message — are checked once per statement instead of once per row. A foreign key checks each new row with a
+    /// query of its own that also locks the parent row; those checks were a fifth of the writer's time under the bulk
+    /// drain (a drained SMS delivery writes six such rows). Here one trigger per statement looks every new row's
+    /// parent up at once, set against set, and fails the statement with SQLSTATE 23503 naming the first row without
+    /// one, as the foreign key did. What the foreign key also guarded, a parent removed or re-keyed under its
+    /// children, cannot happen: `deliveries` and `messages` rows are never deleted, truncated or given another key
+    /// (a statement trying any of it fails), and `deliveries.message_id` never changes. So the guarantee is the
+    /// foreign key's. SQLite keeps its foreign keys (its checks are cheap calls into the same B-tree, not queries).
+    /// Measured with the drain of 1,000-recipient messages (docs/postgresql.md): statement time per drained delivery
+    /// 92 → 75 µs.
+    public static let referencesPerStatement = Migration(version: 6, name: "references checked per statement", sql: """
+        ALTER TABLE delivery_events DROP CONSTRAINT delivery_events_delivery_id_fkey;
+        ALTER TABLE provider_refs DROP CONSTRAINT provider_refs_delivery_id_fkey;
+        ALTER TABLE deliveries DROP CONSTRAINT deliveries_message_id_fkey;
+
+        CREATE FUNCTION tandem_rows_name_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE missing bigint;
+        BEGIN
+            SELECT n.delivery_id INTO missing FROM new_rows n
+            WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = n.delivery_id) LIMIT 1;
+            IF FOUND THEN
+                RAISE EXCEPTION USING ERRCODE = 'foreign_key_violation',
+                    MESSAGE = format('%s.delivery_id %s names no delivery', TG_TABLE_NAME, coalesce(missing::text, 'NULL'));
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER delivery_events_delivery AFTER INSERT ON delivery_events
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_name_deliveries();
+        CREATE TRIGGER provider_refs_delivery_inserted AFTER INSERT ON provider_refs
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_name_deliveries();
+        CREATE TRIGGER provider_refs_delivery_updated AFTER UPDATE ON provider_refs
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_name_deliveries();
+
+        CREATE FUNCTION tandem_rows_name_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE missing bigint;
+        BEGIN
+            SELECT n.message_id INTO missing FROM new_rows n
+            WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = n.message_id) LIMIT 1;
+            IF FOUND THEN
+                RAISE EXCEPTION USING ERRCODE = 'foreign_key_violation',
+                    MESSAGE = format('%s.message_id %s names no message', TG_TABLE_NAME, coalesce(missing::text, 'NULL'));
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER deliveries_message AFTER INSERT ON deliveries
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_name_messages();
+
+        CREATE FUNCTION tandem_rows_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION USING ERRCODE = 'restrict_violation',
+                MESSAGE = format('%s rows are never deleted and keep their keys (%s refused)', TG_TABLE_NAME, TG_OP);
+        END $$;
+        CREATE TRIGGER deliveries_kept BEFORE DELETE OR TRUNCATE OR UPDATE OF id, message_id ON deliveries
+            FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_kept();
+        CREATE TRIGGER messages_kept BEFORE DELETE OR TRUNCATE OR UPDATE OF id ON messages
+            FOR EACH STATEMENT EXECUTE FUNCTION tandem_rows_kept();
         """)
 }

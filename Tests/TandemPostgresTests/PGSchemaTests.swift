@@ -80,4 +80,49 @@ struct PGSchemaTests {
             try PGSchema.migrate(db)
         }
     }
+
+    @Test("references checked per statement (version 6): a row naming no delivery or message fails its statement with 23503; deliveries and messages are never deleted nor re-keyed")
+    func referencesPerStatement() async throws {
+        let db = try await database()
+        try PGSchema.migrate(db)
+        func state(_ sql: String) -> String? {
+            do {
+                try db.execute(sql)
+                return nil
+            } catch {
+                if case .server(let state, _, _) = error { return state }
+                return "\(error)"
+            }
+        }
+        try db.execute("INSERT INTO accounts (name, product_token, created_at) VALUES ('a', 't', 1)")
+        try db.execute("INSERT INTO messages (message_id, account_id, sender, body, created_at) VALUES ('m', 1, 's', 'b', 1)")
+        // A statement with one bad row among good ones stores none of them.
+        #expect(state("""
+            INSERT INTO deliveries (message_id, msisdn, state, status, created_at, updated_at)
+            VALUES (1, '+31', 'x', 'y', 1, 1), (2, '+32', 'x', 'y', 1, 1)
+            """) == "23503")
+        #expect(try db.execute("SELECT count(*) FROM deliveries").scalar == "0")
+        try db.execute("INSERT INTO deliveries (id, message_id, msisdn, state, status, created_at, updated_at) VALUES (1, 1, '+31', 'x', 'y', 1, 1)")
+        #expect(state("INSERT INTO delivery_events (delivery_id, at, kind) VALUES (1, 1, 'k'), (7, 1, 'k')") == "23503")
+        #expect(state("INSERT INTO delivery_events (delivery_id, at, kind) SELECT 1, 1, 'k' FROM generate_series(1, 300)") == nil)
+        #expect(state("INSERT INTO provider_refs (provider, ref, delivery_id, created_at) VALUES ('smpp', 'a', 7, 1)") == "23503")
+        #expect(state("INSERT INTO provider_refs (provider, ref, delivery_id, created_at) VALUES ('smpp', 'a', 1, 1)") == nil)
+        // An upsert moving an SMS id to another delivery is checked too.
+        #expect(state("""
+            INSERT INTO provider_refs (provider, ref, delivery_id, created_at) VALUES ('smpp', 'a', 8, 2)
+            ON CONFLICT (provider, ref) DO UPDATE SET delivery_id = excluded.delivery_id
+            """) == "23503")
+        #expect(state("UPDATE provider_refs SET delivery_id = 9") == "23503")
+        #expect(try db.execute("SELECT count(*), min(delivery_id) FROM provider_refs").rows == [["1", "1"]])
+        #expect(try db.execute("SELECT count(*) FROM delivery_events").scalar == "300")
+        // What the foreign keys also guarded cannot happen: parents are never removed or re-keyed.
+        for refused in ["DELETE FROM deliveries", "TRUNCATE deliveries CASCADE", "UPDATE deliveries SET id = 5",
+                        "UPDATE deliveries SET message_id = 1", "DELETE FROM messages", "TRUNCATE messages CASCADE",
+                        "UPDATE messages SET id = 5"] {
+            #expect(state(refused) == "23001", "\(refused)")
+        }
+        // Their other columns change as before.
+        #expect(state("UPDATE deliveries SET state = 'z', final = true") == nil)
+        #expect(state("UPDATE messages SET hidden = true") == nil)
+    }
 }
