@@ -40,9 +40,7 @@ public final class PGOutbox: OutboxStore {
             return try db.execute("""
                 SELECT \(OutboxPayload.selectColumns) FROM outbox o \(OutboxPayload.joins)
                 WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1\(filter)
-                  AND (o.kind = 'statusReport' OR NOT EXISTS (
-                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = o.url
-                        AND earlier.id < o.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
+                  AND \(OutboxPayload.mayGo)
                 ORDER BY o.next_attempt_at, o.id LIMIT $2
                 """, parameters).rows
         }
@@ -67,8 +65,9 @@ public final class PGOutbox: OutboxStore {
         guard let partitions = store.workPartitionFilter else {
             return try await store.read { db throws(PGError) in
                 try db.execute("""
-                    SELECT next_attempt_at FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
-                    ORDER BY next_attempt_at LIMIT 1
+                    SELECT o.next_attempt_at FROM outbox o WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL
+                      AND \(OutboxPayload.mayGo)
+                    ORDER BY o.next_attempt_at LIMIT 1
                     """).scalar.flatMap { Int64($0) }.map(Timestamp.init(milliseconds:))
             }
         }
@@ -76,7 +75,7 @@ public final class PGOutbox: OutboxStore {
         return try await store.read { db throws(PGError) in
             try db.execute("""
                 SELECT o.next_attempt_at FROM outbox o WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL
-                  AND \(Self.partitionOfRow) = ANY($1::int[])
+                  AND \(Self.partitionOfRow) = ANY($1::int[]) AND \(OutboxPayload.mayGo)
                 ORDER BY o.next_attempt_at LIMIT 1
                 """, [partitions.pgIntArray]).scalar.flatMap { Int64($0) }.map(Timestamp.init(milliseconds:))
         }

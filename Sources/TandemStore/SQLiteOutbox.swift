@@ -19,9 +19,7 @@ public final class SQLiteOutbox: OutboxStore {
             try db.query("""
                 SELECT \(OutboxPayload.selectColumns) FROM outbox o \(OutboxPayload.joins)
                 WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= ?
-                  AND (o.kind = 'statusReport' OR NOT EXISTS (
-                      SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = o.url
-                        AND earlier.id < o.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
+                  AND \(OutboxPayload.mayGo)
                 ORDER BY o.next_attempt_at, o.id LIMIT ?
                 """, [.integer(now.milliseconds), .integer(Int64(limit))])
         }
@@ -48,8 +46,9 @@ public final class SQLiteOutbox: OutboxStore {
     public func nextDue() async throws(StoreError) -> Timestamp? {
         try store.read { (db: Connection) throws(StoreError) -> Timestamp? in
             try db.scalar("""
-                SELECT next_attempt_at FROM outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL
-                ORDER BY next_attempt_at LIMIT 1
+                SELECT o.next_attempt_at FROM outbox o WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL
+                  AND \(OutboxPayload.mayGo)
+                ORDER BY o.next_attempt_at LIMIT 1
                 """, as: Int64.self).map(Timestamp.init(milliseconds:))
         }
     }

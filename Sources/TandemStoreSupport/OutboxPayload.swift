@@ -14,6 +14,16 @@ package enum OutboxPayload {
     /// The joins ``selectColumns`` reads through.
     package static let joins = "LEFT JOIN deliveries d ON d.id = o.delivery_id LEFT JOIN messages m ON m.id = d.message_id"
 
+    /// Whether the row `o` may be posted now, its time come: a status report may; a myMSP event only when no earlier
+    /// event to its URL is still queued (events to one URL go in order, one at a time, retries included). What comes
+    /// due and when the relay next looks both obey it — the relay's wake-up once counted a held event, due already, and
+    /// looked again at once, over and over, while the event before it waited for its retry.
+    package static let mayGo = """
+        (o.kind = 'statusReport' OR NOT EXISTS (
+            SELECT 1 FROM outbox earlier WHERE earlier.kind = 'mymspEvent' AND earlier.url = o.url
+              AND earlier.id < o.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL))
+        """
+
     /// The values of columns 7–11 of ``selectColumns`` (nil when the row names no stored delivery).
     package static func stored(deliveryKey: Int64?, acceptedAt: Int64?, messageID: String?, msisdn: String?,
                                reference: String?) -> StoredReportValues? {

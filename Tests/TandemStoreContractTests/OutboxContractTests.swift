@@ -64,8 +64,13 @@ struct OutboxContractTests {
         #expect(try await due() == [1, 3])
         try await outbox.reschedule(first[0].id, attempts: 1, next: Fixture.t0 + .seconds(60), error: "503")
         #expect(try await due() == [3], "the retried first event still holds the second back")
+        #expect(try await outbox.nextDue() == Timestamp(milliseconds: 5), "the third event, to another URL, is due")
+        try await outbox.markDelivered(first[1].id, attempts: 1, at: Timestamp(milliseconds: 6))
+        #expect(try await outbox.nextDue() == Fixture.t0 + .seconds(60),
+                "the relay wakes for the first event's retry: the second, held behind it, is not due before it")
         try await outbox.markDelivered(first[0].id, attempts: 2, at: Timestamp(milliseconds: 11))
-        #expect(try await due() == [2, 3])
+        #expect(try await due() == [2])
+        #expect(try await outbox.nextDue() == Timestamp(milliseconds: 5))
         await store.close()
     }
 }

@@ -2,7 +2,8 @@
 public protocol OutboxStore: Sendable {
     /// Reports due at `now` (not delivered, not abandoned), oldest due first, at most `limit`.
     func dueReports(now: Timestamp, limit: Int) async throws -> [OutboxItem]
-    /// The earliest `next_attempt_at` among pending reports, if any.
+    /// The earliest `next_attempt_at` among pending reports that ``dueReports(now:limit:)`` would give once that time
+    /// comes — not a myMSP event held behind an earlier one to its URL — if any.
     func nextDue() async throws -> Timestamp?
     func markDelivered(_ id: Int64, attempts: Int, at: Timestamp) async throws
     func reschedule(_ id: Int64, attempts: Int, next: Timestamp, error: String) async throws
