@@ -85,8 +85,8 @@ extension PGStore: BWMIRegistry {
     public func deregisterBWMIDevice(app: AppKey, token: PushToken, at now: Timestamp) async throws(PGError) -> Bool {
         let results = try await write([PGStatement("""
             UPDATE registrations r SET notifications_enabled = false, updated_at = $3
-            FROM apps p, bwmi_devices d
-            WHERE p.id = r.app_id AND d.registration_id = r.id AND p.app_key = $1 AND r.push_token = $2
+            WHERE r.app_id = (SELECT id FROM apps WHERE app_key = $1) AND r.push_token = $2
+              AND EXISTS (SELECT 1 FROM bwmi_devices d WHERE d.registration_id = r.id)
             """, [app.text, token.text, String(now.milliseconds)])])
         return (results.first?.changedRows ?? 0) > 0
     }
@@ -167,10 +167,15 @@ extension PGStore: BWMIRegistry {
     }
 
     /// The app's BWMI devices matching `condition` (SQL over `registrations r` and `bwmi_devices d`, `$2` = `value`).
-    private static func bwmiDevicesStatement(app: AppKey, condition: String, _ value: String) -> PGStatement {
+    /// The app's id is looked up first, once (a sub-select), so that the server's generic plan — the one a prepared
+    /// statement settles on — reaches the device through the index on (app, token), (app, phone) or (app, email). With
+    /// `apps` joined instead, that plan walked every device of the app: 1.6 ms per lookup with 1,000 devices, against
+    /// 0.06 ms, and 80% of the server's CPU under the BWMI acks of the cluster bench.
+    static func bwmiDevicesStatement(app: AppKey, condition: String, _ value: String) -> PGStatement {
         PGStatement("""
             SELECT \(bwmiDeviceColumns) FROM bwmi_devices d JOIN registrations r ON r.id = d.registration_id
-            JOIN apps p ON p.id = d.app_id WHERE p.app_key = $1 AND \(condition) ORDER BY r.id
+            WHERE d.app_id = (SELECT id FROM apps WHERE app_key = $1) AND r.app_id = d.app_id AND \(condition)
+            ORDER BY r.id
             """, [app.text, value])
     }
 
