@@ -133,8 +133,6 @@ extension Scheduler {
         }
     }
 
-    /// After the commit, for one applied event: `delivery` is the delivery just after it (borrowed from the batch; an
-    /// `Entry` is made only for network actions).
     /// Counts an applied (committed) event that the metrics name: an app's receipt, an SMS part's delivery report.
     private func count(_ event: DeliveryEvent) {
         switch event {
@@ -145,6 +143,8 @@ extension Scheduler {
         }
     }
 
+    /// After the commit, for one applied event: `delivery` is the delivery just after it (borrowed from the batch; an
+    /// `Entry` is made only for network actions).
     private func act(on event: AppliedEvent, _ delivery: Delivery, actions: ArraySlice<DeliveryAction>,
                      into work: inout [Dispatcher.Work]) {
         indexSMSParts(of: event.key, delivery, final: delivery.isFinal)
