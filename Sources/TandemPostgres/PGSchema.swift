@@ -112,9 +112,9 @@ public enum PGSchema {
     /// Version 6: the three references every delivery's rows check — an event's and an SMS id's delivery, a delivery's
     /// message — are checked once per statement instead of once per row. A foreign key checks each new row with a
     /// query of its own that also locks the parent row; those checks were a fifth of the writer's time under the bulk
-    /// drain (a drained SMS delivery writes six such rows). Here one trigger per statement looks every new row's
-    /// parent up at once, set against set, and fails the statement with SQLSTATE 23503 naming the first row without
-    /// one, as the foreign key did. What the foreign key also guarded, a parent removed or re-keyed under its
+    /// drain (a drained SMS delivery writes five such rows: its own, three events, the SMS id). Here one trigger per
+    /// statement looks every new row's parent up at once, set against set, and fails the statement with SQLSTATE
+    /// 23503 naming the first row without one, as the foreign key did. What the foreign key also guarded, a parent removed or re-keyed under its
     /// children, cannot happen: `deliveries` and `messages` rows are never deleted, truncated or given another key
     /// (a statement trying any of it fails), and `deliveries.message_id` never changes. So the guarantee is the
     /// foreign key's. SQLite keeps its foreign keys (its checks are cheap calls into the same B-tree, not queries).
