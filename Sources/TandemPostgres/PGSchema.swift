@@ -114,10 +114,10 @@ public enum PGSchema {
     /// query of its own that also locks the parent row; those checks were a fifth of the writer's time under the bulk
     /// drain (a drained SMS delivery writes five such rows: its own, three events, the SMS id). Here one trigger per
     /// statement looks every new row's parent up at once, set against set, and fails the statement with SQLSTATE
-    /// 23503 naming the first row without one, as the foreign key did. What the foreign key also guarded, a parent removed or re-keyed under its
-    /// children, cannot happen: `deliveries` and `messages` rows are never deleted, truncated or given another key
-    /// (a statement trying any of it fails), and `deliveries.message_id` never changes. So the guarantee is the
-    /// foreign key's. SQLite keeps its foreign keys (its checks are cheap calls into the same B-tree, not queries).
+    /// 23503 naming the first row without one, as the foreign key did. What the foreign key also guarded, a parent
+    /// removed or re-keyed under its children, cannot happen: `deliveries` and `messages` rows are never deleted,
+    /// truncated or given another key (a statement trying any of it fails), and `deliveries.message_id` never changes.
+    /// So the guarantee is the foreign key's. SQLite keeps its foreign keys (its checks are cheap calls into the same B-tree, not queries).
     /// Measured with the drain of 1,000-recipient messages (docs/postgresql.md): statement time per drained delivery
     /// 92 → 75 µs.
     public static let referencesPerStatement = Migration(version: 6, name: "references checked per statement", sql: """
