@@ -24,6 +24,12 @@ psql_db() { psql -h "$PG_HOST" -U tandem -d "$1" -XAtq -F '|' -c "$2"; }
 db_counters() {
   psql_db "$1" "SELECT (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements), pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')" | tr '|' ' '
 }
+# cost_per COUNT S0 W0 S1 W1: the statements and WAL bytes between two db_counters readings, per one of COUNT.
+cost_per() {
+  python3 -c "n, s0, w0, s1, w1 = $1, $2, $3, $4, $5; print(f'{(s1 - s0) / max(n, 1):.1f} statements, {(w1 - w0) / max(n, 1):,.0f} bytes of WAL')"
+}
+# thousands X: X rounded, with thousands separators.
+thousands() { python3 -c "print(f'{$1:,.0f}')"; }
 nodes_pids=()
 stop_nodes() { for pid in "${nodes_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
                for pid in "${nodes_pids[@]}"; do wait "$pid" 2>/dev/null || true; done; nodes_pids=(); }
@@ -110,10 +116,10 @@ PY
   read -r rps p99 requests bad <<< "$(parallel_wrk single "$work/$db-single.lua" /v1.0/message)"
   t1=$(pg_ticks); read -r s1 w1 <<< "$(db_counters "$db")"; sleep 0.5; after=$(deliveries)
   stored=$((after - before))
-  per=$(python3 -c "s=$stored; print(f'{($s1-$s0)/max(s,1):.1f} statements, {($w1-$w0)/max(s,1):,.0f} bytes of WAL')")
+  per=$(cost_per "$stored" "$s0" "$w0" "$s1" "$w1")
   echo "== (C1) $n node(s): POST /v1.0/message, 1 recipient, one wrk -t1 -c$((64 / n)) per node, 10 s"
   printf '   requests/s: %s (sum)   worst p99: %s   requests: %s, non-2xx: %s, deliveries stored: %s\n' \
-    "$(python3 -c "print(f'{$rps:,.0f}')")" "$p99" "$requests" "$bad" "$stored"
+    "$(thousands "$rps")" "$p99" "$requests" "$bad" "$stored"
   echo "   PostgreSQL CPU: $(pg_share $((t1 - t0)) 10); per accepted delivery: $per (statements and WAL of the whole run)"
   record "cluster${n}_accept_rps" "$rps"; record "cluster${n}_accept_p99" "$p99"; record "cluster${n}_accept_dbcpu" "$(pg_share $((t1 - t0)) 10)"
   record "cluster${n}_accept_cost" "$per"
@@ -145,10 +151,10 @@ PY
   read -r rps p99 requests bad <<< "$(parallel_wrk acks "$work/$db-acks.lua" "")"
   t1=$(pg_ticks); read -r s1 w1 <<< "$(db_counters "$db")"; sleep 1
   acked=$(( $(psql_db "$db" "SELECT count(*) FROM bwmi_notifications WHERE acked_at IS NOT NULL") - acked_before ))
-  per=$(python3 -c "a=$acked; print(f'{($s1-$s0)/max(a,1):.1f} statements, {($w1-$w0)/max(a,1):,.0f} bytes of WAL')")
+  per=$(cost_per "$acked" "$s0" "$w0" "$s1" "$w1")
   echo "== (C2) $n node(s): PUT /bwmi/{appKey}/acks (receipts; $((n - 1)) in $n forwarded to the owner), one wrk -t1 -c$((64 / n)) per node, 10 s"
   printf '   acks/s: %s (sum)   worst p99: %s   requests: %s, non-2xx: %s, acknowledged: %s of %s live\n' \
-    "$(python3 -c "print(f'{$rps:,.0f}')")" "$p99" "$requests" "$bad" "$acked" "$live"
+    "$(thousands "$rps")" "$p99" "$requests" "$bad" "$acked" "$live"
   [ "$requests" -le "$live" ] || echo "   !! more acks than live notifications: repeated acks (answered without a write) are counted"
   echo "   PostgreSQL CPU: $(pg_share $((t1 - t0)) 10); per ack: $per"
   record "cluster${n}_acks_rps" "$rps"; record "cluster${n}_acks_p99" "$p99"; record "cluster${n}_acks_dbcpu" "$(pg_share $((t1 - t0)) 10)"
@@ -191,10 +197,10 @@ PY
   recorded=$(( $(psql_db "$db" "SELECT count(*) FROM delivery_events WHERE kind = 'deliveryAcknowledged'") - acks_before ))
   # Counted from the 2xx answers: past its share of the in-flight deliveries, a wrk repeats its first (answered 4xx).
   rps=$(( (requests - bad) / 5 ))
-  per=$(python3 -c "a=$recorded; print(f'{($s1-$s0)/max(a,1):.1f} statements, {($w1-$w0)/max(a,1):,.0f} bytes of WAL')")
+  per=$(cost_per "$recorded" "$s0" "$w0" "$s1" "$w1")
   echo "== (C3) $n node(s): PUT /v1.0/messages (device API delivery acks, MAC-signed; $((n - 1)) in $n forwarded), one wrk -t1 -c$((64 / n)) per node, 5 s"
   printf '   receipts/s: %s (2xx, sum)   worst p99: %s   requests: %s, non-2xx: %s, recorded: %s of %s in flight\n' \
-    "$(python3 -c "print(f'{$rps:,.0f}')")" "$p99" "$requests" "$bad" "$recorded" "$prepared"
+    "$(thousands "$rps")" "$p99" "$requests" "$bad" "$recorded" "$prepared"
   [ "$recorded" -lt "$prepared" ] || echo "   (every in-flight delivery was acknowledged before the end: the figure is a lower bound)"
   echo "   PostgreSQL CPU: $(pg_share $((t1 - t0)) 5); per receipt: $per"
   record "cluster${n}_receipts_rps" "$rps"; record "cluster${n}_receipts_p99" "$p99"

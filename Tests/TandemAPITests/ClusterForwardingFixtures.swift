@@ -10,7 +10,7 @@ enum ClusterForwardingFixtures {
     static let app = AppKey(GUID("11111111-2222-4333-8444-555555555555")!)
     static let msisdn = MSISDN("+31612345678")!
     static let clock = Timestamp(milliseconds: 1_700_000_000_000)
-    /// The node the calls come from (thrown, not `try!`: a ``NodeID`` is checked when made).
+    /// The node the calls come from (a function that throws: a ``NodeID`` is checked when made).
     static func nodeA() throws -> NodeID { try NodeID("node-a") }
     static let secret = Array("cluster-secret".utf8)
 
