@@ -64,6 +64,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
             return newRows
         }
         let invalidated = inserts.flatMap(\.effects.invalidations) + changes.flatMap(\.effects.invalidations)
+        let live = store.bwmiLive
         store.queueWrite({ (db: Connection) throws(StoreError) -> Written in
             guard !chain.isBroken else {
                 throw StoreError.transactionAborted(message: "an earlier commit this one builds on failed")
@@ -72,23 +73,27 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 let written = try Self.write(requests: requests, inserts: try rows.get(), rows: commitRows, on: db)
                 for acknowledgement in acknowledgements {
                     let outcome = try Store.acknowledgeBWMI(delivery: acknowledgement.delivery, device: acknowledgement.device,
-                                                            at: acknowledgement.at, hybrid: true, on: db)
+                                                            at: acknowledgement.at, hybrid: true, on: db, live: live)
                     acknowledgement.outcome = outcome
                     if outcome == .acknowledged {
-                        acknowledgement.liveCount = try Store.liveBWMICount(device: acknowledgement.device, at: acknowledgement.at, on: db)
+                        acknowledgement.liveCount = try Store.liveBWMICount(device: acknowledgement.device, at: acknowledgement.at,
+                                                                            on: db, live: live)
                     }
                 }
                 return written
             } catch {
                 // Before any later job of this transaction runs.
                 chain.markBroken()
+                live.forget(acknowledgements.map(\.device))
                 throw error
             }
         }, completion: { [registrations = store.registrations, policies = store.policies, rowPool] outcome in
             rowPool.giveBack(commitRows)  // the job is done: its rows were bound (or never will be)
             switch outcome {
             case .success(let written): policies.learn(written.policies)  // committed: later snapshots may name them
-            case .failure: chain.markBroken()
+            case .failure:
+                chain.markBroken()
+                live.forget(acknowledgements.map(\.device))  // their acknowledgements were rolled back
             }
             // Registrations marked Invalid: committed now, so readers may no longer be served the cached ones.
             if !invalidated.isEmpty { registrations.invalidate(invalidated) }

@@ -131,20 +131,35 @@ extension Store: BWMIRegistry {
         }
     }
 
+    /// Held by the writer when it counted the device since it was last loaded (``BWMILiveNotifications``), else counted.
     public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
-        try read { (db: Connection) throws(StoreError) -> Int in
-            try Self.liveBWMICount(device: device.deviceID, at: now, on: db)
+        if let held = bwmiLive.heldCount(device.deviceID, at: now) { return held }
+        return try read { (db: Connection) throws(StoreError) -> Int in
+            Int(try db.scalar(Self.liveBWMICountSQL, [.text(device.deviceID.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
         }
     }
 
-    static func liveBWMICount(device: DeviceID, at now: Timestamp, on db: Connection) throws(StoreError) -> Int {
-        Int(try db.scalar(liveBWMICountSQL, [.text(device.text), .integer(now.milliseconds)], as: Int64.self) ?? 0)
+    /// Inside a write job: the device's live count, held (loaded on the writer's connection the first time).
+    static func liveBWMICount(device: DeviceID, at now: Timestamp, on db: Connection,
+                              live: BWMILiveNotifications) throws(StoreError) -> Int {
+        try live.count(device, at: now) { () throws(StoreError) -> [BWMILiveNotifications.Live] in
+            try db.query(liveBWMISQL, [.text(device.text), .integer(now.milliseconds)]).map { (row) throws(StoreError) in
+                BWMILiveNotifications.Live(delivery: try row.get(0, as: Int64.self), expires: try row.get(1, as: Int64.self))
+            }
+        }
     }
 
-    /// A device's live count (the badge after each ack): counted in `bwmi_notifications_live` alone (migration 27).
+    /// A device's live count, read: its unexpired notifications through `bwmi_notifications_device` (migration 28),
+    /// each looked up for its acknowledgement. Not on the acknowledgement's path (there the writer holds the count).
     static let liveBWMICountSQL = """
         SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-        WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+        WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
+        """
+
+    /// A device's live notifications as ``BWMILiveNotifications`` holds them, read the same way.
+    static let liveBWMISQL = """
+        SELECT n.delivery_id, n.expires_at FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+        WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
         """
 
     public func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> [BWMINotification] {
@@ -152,7 +167,7 @@ extension Store: BWMIRegistry {
             try db.query("""
                 SELECT n.delivery_id, n.text, n.bid, n.sent_at, n.expires_at
                 FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-                WHERE r.device_id = ? AND n.acked_at IS NULL AND n.expires_at > ?
+                WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
                 ORDER BY n.sent_at, n.delivery_id
                 """, [.text(device.deviceID.text), .integer(now.milliseconds)]).map { (row) throws(StoreError) in
                 BWMINotification(delivery: DeliveryKey(try row.get("delivery_id", as: Int64.self)), device: device.deviceID,
@@ -165,36 +180,44 @@ extension Store: BWMIRegistry {
 
     public func recordBWMINotifications(_ notifications: [BWMINotification]) async throws(StoreError) {
         guard !notifications.isEmpty else { return }
-        try await write { (db: Connection) throws(StoreError) in
+        try await writeChangingLive(notifications.map(\.device)) { [bwmiLive] (db: Connection) throws(StoreError) in
             for notification in notifications {
-                try db.run("""
+                let inserted = try db.run("""
                     INSERT INTO bwmi_notifications (delivery_id, registration_id, text, bid, sent_at, expires_at)
                     SELECT ?, id, ?, ?, ?, ? FROM registrations WHERE device_id = ?
                     ON CONFLICT DO NOTHING
                     """, [.integer(notification.delivery.rawValue), .text(notification.text), notification.bid.sqlValue,
                           .integer(notification.sentAt.milliseconds), .integer(notification.expiresAt.milliseconds),
                           .text(notification.device.text)])
+                if inserted > 0 {
+                    bwmiLive.recorded(notification.device, .init(delivery: notification.delivery.rawValue,
+                                                                 expires: notification.expiresAt.milliseconds))
+                }
             }
         }
     }
 
     public func acknowledgeBWMI(delivery: DeliveryKey, device: BWMIDevice, at now: Timestamp,
                                 hybrid: Bool) async throws(StoreError) -> BWMIAcknowledgement {
-        try await write { (db: Connection) throws(StoreError) -> BWMIAcknowledgement in
-            try Self.acknowledgeBWMI(delivery: delivery, device: device.deviceID, at: now, hybrid: hybrid, on: db)
+        try await writeChangingLive([device.deviceID]) { [bwmiLive] (db: Connection) throws(StoreError) -> BWMIAcknowledgement in
+            try Self.acknowledgeBWMI(delivery: delivery, device: device.deviceID, at: now, hybrid: hybrid, on: db, live: bwmiLive)
         }
     }
 
     /// ``acknowledgeBWMI(delivery:device:at:hybrid:)`` inside a transaction the caller holds (the writer's job):
-    /// a live row is acknowledged by one statement; only otherwise is the row looked at.
+    /// a live row is acknowledged by one statement (which changes no index: migration 28), and no longer counted in
+    /// `live`; only otherwise is the row looked at.
     static func acknowledgeBWMI(delivery: DeliveryKey, device: DeviceID, at now: Timestamp, hybrid: Bool,
-                                on db: Connection) throws(StoreError) -> BWMIAcknowledgement {
+                                on db: Connection, live: BWMILiveNotifications) throws(StoreError) -> BWMIAcknowledgement {
         let acknowledged = try db.run("""
             UPDATE bwmi_notifications SET acked_at = ?
             WHERE delivery_id = ? AND registration_id = (SELECT id FROM registrations WHERE device_id = ?)
               AND acked_at IS NULL AND expires_at > ?
             """, [.integer(now.milliseconds), .integer(delivery.rawValue), .text(device.text), .integer(now.milliseconds)])
-        if acknowledged > 0 { return .acknowledged }
+        if acknowledged > 0 {
+            live.acknowledged(device, delivery: delivery.rawValue)
+            return .acknowledged
+        }
         guard let registrationID = try db.scalar("SELECT id FROM registrations WHERE device_id = ?",
                                                  [.text(device.text)], as: Int64.self) else { return .unknown }
         let exists = try db.scalar("SELECT 1 FROM bwmi_notifications WHERE delivery_id = ? AND registration_id = ?",
@@ -202,12 +225,34 @@ extension Store: BWMIRegistry {
         // A row not acknowledged by the statement above was acknowledged or had expired already.
         if exists { return .alreadyAcknowledged }
         guard hybrid else { return .unknown }
+        // Inserted acknowledged: it never was live.
         try db.run("""
             INSERT INTO bwmi_notifications (delivery_id, registration_id, sent_at, expires_at, acked_at)
             VALUES (?, ?, ?, ?, ?)
             """, [.integer(delivery.rawValue), .integer(registrationID), .integer(now.milliseconds),
                   .integer(now.milliseconds), .integer(now.milliseconds)])
         return .acknowledged
+    }
+
+    /// A write that changes the live notifications of `devices`: if it fails (its own statements, or its
+    /// transaction), the writer forgets those devices before it runs another job (``BWMILiveNotifications``).
+    private func writeChangingLive<T: Sendable>(_ devices: [DeviceID],
+                                                _ body: @escaping @Sendable (Connection) throws(StoreError) -> T) async throws(StoreError) -> T {
+        let live = bwmiLive
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            queueWrite({ (db: Connection) throws(StoreError) -> T in
+                do throws(StoreError) {
+                    return try body(db)
+                } catch {
+                    live.forget(devices)  // before a later job of this transaction counts them
+                    throw error
+                }
+            }, completion: { outcome in
+                if case .failure = outcome { live.forget(devices) }
+                continuation.resume(returning: outcome)
+            })
+        }
+        return try outcome.get()
     }
 
     /// The app's BWMI devices matching `condition` (SQL over `registrations r` and `bwmi_devices d`).

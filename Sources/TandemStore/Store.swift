@@ -26,6 +26,8 @@ public final class Store: Sendable {
     let policies = PolicyCatalog()
     /// BWMI apps with their settings (``bwmiApp(key:)``), which other processes write too.
     let bwmiApps: CommitWatchedCache<AppKey, BWMIApp>
+    /// Each BWMI device's live notifications, as the writer left them (the badge after an acknowledgement).
+    let bwmiLive: BWMILiveNotifications
     /// The schema versions ``open(_:migrations:fresh:)`` applied, as ``Connection/migrate(_:fresh:)`` returned
     /// them: empty for a database that was up to date, the squashed schema's version alone for a new one.
     public let appliedMigrations: [Int]
@@ -38,6 +40,7 @@ public final class Store: Sendable {
         self.readers = readers
         registrations = RegistrationCache(capacity: configuration.registrationCacheCapacity)
         bwmiApps = CommitWatchedCache(watch: watch, capacity: 10_000)
+        bwmiLive = BWMILiveNotifications(capacity: configuration.registrationCacheCapacity)
     }
 
     deinit {

@@ -31,7 +31,8 @@ public struct StoreConfiguration: Sendable, Hashable {
     /// and recovery time but copies less: pages written several times are copied once per restart.
     public var checkpointRestartFactor: Int
     /// Device registrations kept in memory (see `RegistrationCache`): the device API's, the intake's routing registrations,
-    /// myMSP's active recipients and BWMI devices, each up to this many; 0 reads each time.
+    /// myMSP's active recipients and BWMI devices, each up to this many; 0 reads each time. Also how many BWMI devices'
+    /// live notifications are held (see `BWMILiveNotifications`).
     public var registrationCacheCapacity: Int
 
     public init(

@@ -2,8 +2,8 @@
 ///
 /// A new database does not replay them: it gets ``fresh``, migrations 1–27 squashed into one script (their final
 /// tables, indexes, triggers and seeded rows; `TandemSchema+Fresh.swift`), in one transaction that records version
-/// 27. A database at any older version goes through the missing migrations one by one, as before; `FreshSchemaTests`
-/// holds the two results side by side (``Store/open(_:migrations:fresh:)``, ``Connection/migrate(_:fresh:)``).
+/// 27; later migrations then run as on any database at 27. A database at any older version goes through the missing
+/// migrations one by one, as before; `FreshSchemaTests` holds the two results side by side (``Store/open(_:migrations:fresh:)``, ``Connection/migrate(_:fresh:)``).
 ///
 /// Conventions: STRICT tables; times are INTEGER unix milliseconds; booleans are INTEGER 0/1
 /// (CHECKed); JSON columns are TEXT checked with `json_valid`, except `deliveries.snapshot`, which only
@@ -18,7 +18,7 @@ public enum TandemSchema {
     public static let migrations: [Migration] = [initial, scheduler, gateway, deviceAPI, writePath, snapshotUnchecked, spool, unusedIndexes,
                                                   messageTypeComparisons, spoolQueues, policies, smsProtection, intake, scg, appUsers, cospaceRegistrations,
                                                   messageSearch, bwmiDevices, bwmiNotifications, mymspAccounts, mymspEvents,
-                                                  bwmiLiveExpiry]
+                                                  bwmiLiveExpiry, bwmiAcknowledgementsUnindexed]
 
     /// Migration 1: accounts, apps, registrations, messages, deliveries, delivery_events, outbox, provider_refs.
     ///
