@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import TandemCore
@@ -21,7 +22,7 @@ struct BWMIServiceTests {
 
         /// `badgePush`: where badge-only updates go (default: the gateway's push sender, with every other push).
         /// `waiting`: the service reads through ``WaitingBackend`` (no read answered without waiting) instead of the store.
-        init(badgePush: RecordingPushSender? = nil, waiting: Bool = false) async throws {
+        init(badgePush: (any PushSender)? = nil, waiting: Bool = false) async throws {
             gateway = try await GatewayHarness()
             let clock = gateway.clock
             let backend = WaitingBackend(store: gateway.store)
@@ -187,18 +188,80 @@ struct BWMIServiceTests {
         #expect(h.service.badges.inProgress == 0 && badgePush.sent.count == 2)
     }
 
-    @Test("badge-update bookkeeping: one sender per device, acks meanwhile ask for exactly one more send")
+    /// Takes batches (as the push simulator does), recording each.
+    final class BatchRecorder: BatchPushSender {
+        private let state = Mutex<(batches: [[PushRequest]], single: Int)>(([], 0))
+
+        func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
+            state.withLock { $0.single += 1 }
+            return Dictionary(uniqueKeysWithValues: push.targets.map { ($0.deviceID, .accepted) })
+        }
+
+        func send(batch: [PushRequest]) async -> [[DeviceID: PushVerdict]] {
+            state.withLock { $0.batches.append(batch) }
+            return batch.map { push in Dictionary(uniqueKeysWithValues: push.targets.map { ($0.deviceID, .accepted) }) }
+        }
+
+        var batches: [[PushRequest]] { state.withLock { $0.batches } }
+        var single: Int { state.withLock { $0.single } }
+    }
+
+    @Test("to a sender that takes batches, badge updates go in batches: each device's once, with its count")
+    func badgeUpdatesInBatches() async throws {
+        let badgePush = BatchRecorder()
+        let h = try await Harness(badgePush: badgePush)
+        defer { Task { await h.close() } }
+        let app = h.gateway.appA, token = h.gateway.accountA.productToken
+        let tokens = (1...4).map { "ios-token-b\($0)" }
+        for device in tokens { _ = await h.register(app, token: device) }
+        let to = tokens.map { #"{"deviceId":"\#($0)"}"# }.joined(separator: ",")
+        var nids: [String: [String]] = [:]
+        for text in ["one", "two"] {
+            let sent = try Self.json(await h.call(.POST, "/bwmi/\(app.key.text)/notifications",
+                                                  #"{"to":[\#(to)],"text":"\#(text)","faf":false}"#, token: token))
+            for notification in try #require(sent["notifications"] as? [[String: Any]]) {
+                nids[try #require(notification["deviceId"] as? String), default: []].append(try #require(notification["nid"] as? String))
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for device in tokens {
+                let nid = nids[device]?.first ?? ""
+                group.addTask { #expect(await h.call(.PUT, "/bwmi/\(app.key.text)/acks", #"{"nid":"\#(nid)","did":"\#(device)"}"#).status == .created) }
+            }
+        }
+        #expect(await eventually { badgePush.batches.joined().count == 4 && h.service.badges.inProgress == 0 })
+        let updates = badgePush.batches.joined()
+        #expect(Set(updates.flatMap { $0.targets.map(\.token.text) }) == Set(tokens))
+        #expect(updates.allSatisfy { $0.content.presentation.bwmi == .badgeOnly && $0.content.presentation.badge == 1 })
+        #expect(badgePush.single == 0)
+    }
+
+    @Test("badge-update bookkeeping: one update per device at a time, acks meanwhile ask for exactly one more; one sender per batch")
     func badgeBookkeeping() throws {
         let badges = BWMIBadgeUpdates()
-        let a = try #require(DeviceID("00000000-0000-4000-8000-000000000001")), b = try #require(DeviceID("00000000-0000-4000-8000-000000000002"))
-        #expect(badges.request(a))
-        #expect(!badges.request(a) && !badges.request(a))
-        #expect(badges.request(b))
-        #expect(badges.finished(a))       // acks came in meanwhile: send once more
-        #expect(!badges.finished(a))      // none since: done
+        var generator = SystemRandomNumberGenerator()
+        let app = App(key: .random(using: &generator), secret: AppSecret.random(using: &generator), name: "App",
+                      account: .random(using: &generator), defaultMessageType: .default, createdAt: 0)
+        func update(_ n: Int, count: Int? = 1) throws -> BWMIBadgeUpdates.Update {
+            let device = try #require(DeviceID("00000000-0000-4000-8000-00000000000\(n)"))
+            return BWMIBadgeUpdates.Update(device: BWMIDevice(deviceID: device, app: app.key, platform: .iOS,
+                                                              token: PushToken("t\(n)")!, phone: nil, email: nil, active: true),
+                                           app: app, liveCount: count)
+        }
+        let (a, b) = (try update(1), try update(2))
+        #expect(badges.request(a))                           // start a sender
+        #expect(!badges.request(a) && !badges.request(a))    // a's update is queued: one more after it
+        #expect(!badges.request(b))                          // the sender about to run takes it too
+        let first = badges.take()
+        #expect(first.map(\.device.deviceID) == [a.device.deviceID, b.device.deviceID] && first.map(\.liveCount) == [1, 1])
+        #expect(badges.take().isEmpty)
+        #expect(badges.finished(a))                          // acks came in meanwhile: queued again, a sender to start
         #expect(!badges.finished(b))
+        let second = badges.take()
+        #expect(second.map(\.device.deviceID) == [a.device.deviceID] && second.map(\.liveCount) == [nil])  // read when sent
+        #expect(!badges.finished(second[0]))                 // none since: done
         #expect(badges.inProgress == 0)
-        #expect(badges.request(a))        // a new ack starts a new sender
+        #expect(badges.request(a))                           // a new ack starts a new sender
     }
 
     @Test("an ack that reaches the service before its notification's row is checked against the device's delivery in flight")

@@ -183,6 +183,26 @@ struct SimulatorPushTests {
         #expect(verdicts.all.allSatisfy { $0 == [Self.device(1): .accepted] } && simulator.log.count == 3)
     }
 
+    @Test("a batch waits out one latency together, then each push is answered in order as it would be alone")
+    func batch() async {
+        let clock = SimulatorTestClock()
+        let simulator = PushSimulator(settings: Self.settings { $0.latency = .milliseconds(20) }, clock: clock)
+        let answered = Collected<[[DeviceID: PushVerdict]]>()
+        Task {
+            answered.append(contentsOf: [await simulator.send(batch: [Self.push(1, tokens: ["noack-1"]), Self.push(2, tokens: ["dead-1", "ok-2"]),
+                                                                      Self.push(3, tokens: [])])])
+        }
+        #expect(await eventually { clock.sleeperCount == 1 })  // one wait for the batch
+        clock.advance(by: .milliseconds(19))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(answered.all.isEmpty && simulator.log.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(await eventually { answered.all.count == 1 })
+        #expect(answered.all.first == [[Self.device(1): .accepted], [Self.device(1): .rejected(.tokenDead), Self.device(2): .accepted], [:]])
+        #expect(simulator.log.map(\.key) == [DeliveryKey(1), DeliveryKey(2)])
+        #expect(await simulator.send(batch: []).isEmpty)
+    }
+
     @Test("a push cancelled while the simulated service is slow gets no verdicts")
     func cancelledWhileQueued() async {
         let simulator = PushSimulator(settings: Self.settings { $0.latency = .seconds(60) })

@@ -134,8 +134,9 @@ extension BWMIService {
     /// The badge update after an acknowledgement: a badge-only push (``BWMIPush/badgeOnly``, the badge the
     /// device's live count when it is sent) rendered by the push sender like any other, with the policy of the
     /// app's default message type. It is no message: no row, no delivery, no receipt is expected, and it is
-    /// not retried. Sent after the answer; per device at most one is sent at a time, and the acks that arrive
-    /// meanwhile get one more update afterwards, with the count of that moment (``BWMIBadgeUpdates``).
+    /// not retried. Sent after the answer, in a batch with the other updates asked for meanwhile; per device at
+    /// most one is queued or sent at a time, and the acks that arrive meanwhile get one more update afterwards, with
+    /// the count of that moment (``BWMIBadgeUpdates``).
     ///
     /// The first update carries `liveCount` when the ack's commit counted it (no read of its own); a later one reads
     /// the count when it is sent.
@@ -145,38 +146,71 @@ extension BWMIService {
     /// invalidated (the next managed notification to it does that); that a notification sent between the ack's
     /// commit and its update is counted (its own push carries the right badge; the next ack's update does too).
     func sendBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) {
-        guard device.active, badges.request(device.deviceID) else { return }
-        Task {
-            var count = liveCount
-            repeat {
-                await pushBadge(to: device, app: app, liveCount: count)
-                count = nil
-            } while badges.finished(device.deviceID)
-        }
+        guard device.active, badges.request(BWMIBadgeUpdates.Update(device: device, app: app, liveCount: liveCount)) else { return }
+        startBadgeSender()
     }
 
-    /// One badge-only push with `liveCount`, else the device's live count now.
-    func pushBadge(to device: BWMIDevice, app: App, liveCount: Int? = nil) async {
+    private func startBadgeSender() {
+        Task { await self.sendQueuedBadges() }
+    }
+
+    /// One sender: every update queued by now, as one batch (one push call when the sender takes batches, else one
+    /// task per push); then the updates the acks that came in meanwhile asked for, by another sender.
+    func sendQueuedBadges() async {
+        let updates = badges.take()
+        guard !updates.isEmpty else { return }
+        // One id for the batch: a badge update is no message, and no two of a batch go to one device.
+        var generator = SystemRandomNumberGenerator()
+        let messageID = GUID.random(using: &generator)
+        var requests: [PushRequest] = []
+        requests.reserveCapacity(updates.count)
+        for update in updates {
+            if let request = await badgeRequest(update, messageID: messageID) { requests.append(request) }
+        }
+        let verdicts = await pushAll(requests)
+        for (request, verdict) in zip(requests, verdicts) {
+            guard let device = request.targets.first?.deviceID, case .rejected(let rejection)? = verdict[device] else { continue }
+            logger.warning("BWMI badge update rejected", ["device": .string(device.text), "reason": .string("\(rejection)")])
+        }
+        var another = false
+        for update in updates {
+            if badges.finished(update) { another = true }
+        }
+        if another { startBadgeSender() }
+    }
+
+    /// The badge-only push of `update`, with its count (read now if the ack's commit did not count it); nil when the
+    /// count could not be read (logged).
+    private func badgeRequest(_ update: BWMIBadgeUpdates.Update, messageID: GUID) async -> PushRequest? {
+        let (device, app) = (update.device, update.app)
         let badge: Int
         do {
-            if let liveCount { badge = liveCount } else { badge = try await registry.liveBWMICount(device: device, at: now()) }
+            if let liveCount = update.liveCount { badge = liveCount } else { badge = try await registry.liveBWMICount(device: device, at: now()) }
         } catch {
             logger.error("BWMI badge update not sent", ["device": .string(device.deviceID.text), "error": .string("\(error)")])
-            return
+            return nil
         }
         var presentation = PushPresentation()
         presentation.bwmi = .badgeOnly
         presentation.badge = badge
-        var generator = SystemRandomNumberGenerator()
-        let content = MessageContent(messageID: GUID.random(using: &generator), sender: "BWMI", body: "", reference: nil,
-                                     app: app.key, presentation: presentation)
+        let content = MessageContent(messageID: messageID, sender: "BWMI", body: "", reference: nil, app: app.key,
+                                     presentation: presentation)
         let target = PushTarget(deviceID: device.deviceID, platform: device.platform, token: device.token)
-        let request = PushRequest(key: Self.badgeUpdateKey, recipient: .device(device.deviceID), targets: [target],
-                                  policy: policies[app.defaultMessageType], content: content)
-        let verdicts = await push.send(request)
-        if case .rejected(let rejection)? = verdicts[device.deviceID] {
-            logger.warning("BWMI badge update rejected", ["device": .string(device.deviceID.text),
-                                                          "reason": .string("\(rejection)")])
+        return PushRequest(key: Self.badgeUpdateKey, recipient: .device(device.deviceID), targets: [target],
+                           policy: policies[app.defaultMessageType], content: content)
+    }
+
+    /// `requests`' verdicts, in order: in one call to a sender that takes batches, else each push in a task of its own.
+    private func pushAll(_ requests: [PushRequest]) async -> [[DeviceID: PushVerdict]] {
+        guard !requests.isEmpty else { return [] }
+        if let batches = push as? any BatchPushSender { return await batches.send(batch: requests) }
+        return await withTaskGroup(of: (Int, [DeviceID: PushVerdict]).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { [push] in (index, await push.send(request)) }
+            }
+            var verdicts = [[DeviceID: PushVerdict]](repeating: [:], count: requests.count)
+            for await (index, verdict) in group { verdicts[index] = verdict }
+            return verdicts
         }
     }
 

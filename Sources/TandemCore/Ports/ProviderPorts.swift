@@ -7,6 +7,13 @@ public protocol PushSender: Sendable {
     func send(_ push: PushRequest) async -> [DeviceID: PushVerdict]
 }
 
+/// A ``PushSender`` that takes several pushes in one call and answers them together, in order (one verdict map per
+/// push) — for senders whose answers all take about as long (the in-process simulator): a caller with many small
+/// pushes at once (BWMI's badge updates) then runs one task per batch instead of one per push.
+public protocol BatchPushSender: PushSender {
+    func send(batch: [PushRequest]) async -> [[DeviceID: PushVerdict]]
+}
+
 public struct PushRequest: Sendable, Hashable {
     public let key: DeliveryKey
     public let recipient: DeliveryRecipient

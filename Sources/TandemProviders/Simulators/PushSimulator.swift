@@ -15,7 +15,7 @@ import TandemCore
 ///
 /// Not guaranteed: that a receipt due at once (`ackAfter` 0) reaches the engine after the push's own
 /// verdict (real push services race the same way); receipts still due when the simulator is released.
-public final class PushSimulator: PushSender {
+public final class PushSimulator: BatchPushSender {
     /// A target the simulator took (refused ones are not kept).
     public struct Sent: Sendable, Hashable {
         public let key: DeliveryKey
@@ -82,6 +82,19 @@ public final class PushSimulator: PushSender {
     public func send(_ push: PushRequest) async -> [DeviceID: PushVerdict] {
         await waitOutLatency()
         if Task.isCancelled { return [:] }  // terminated while queued: nothing went out
+        return answer(push)
+    }
+
+    /// The pushes of `batch` wait out one latency together, then each is answered as ``send(_:)`` answers it.
+    public func send(batch: [PushRequest]) async -> [[DeviceID: PushVerdict]] {
+        guard !batch.isEmpty else { return [] }
+        await waitOutLatency()
+        if Task.isCancelled { return batch.map { _ in [:] } }
+        return batch.map(answer)
+    }
+
+    /// The verdicts for `push`'s targets, each target's behaviour narrated and its simulated receipts scheduled.
+    private func answer(_ push: PushRequest) -> [DeviceID: PushVerdict] {
         let behaviours = state.withLock { state in
             push.targets.map { Self.behaviour(for: $0, msisdn: push.recipient.msisdn, settings: settings, generator: &state.generator) }
         }
