@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # TIBCO BWMI acknowledgements benchmark, run by scripts/bench.sh with the /healthz figure of the same run as the reference:
-#  (1e) PUT /bwmi/{appKey}/acks: one distinct live managed notification per request, pre-generated; wrk -t2 -c64 -d5s
-#       (CONNECTIONS=… to change). The 201 follows the commit of the acknowledgement and of the delivery's read
-#       receipt; the device's badge-only push (not a message: straight to the push simulator, coalesced per device)
-#       is sent after it.
+#  (1e) PUT /bwmi/{appKey}/acks: one distinct live managed notification per request, pre-generated; wrk -t2 -c256 -d5s
+#       (CONNECTIONS=… to change), as the receipts row (1d). The 201 follows the commit of the acknowledgement and of
+#       the delivery's read receipt; the device's badge-only push (not a message: straight to the push simulator,
+#       coalesced per device, in batches) is sent after it.
 #       Afterwards every acknowledged notification and every read receipt is counted in the database: none may be lost.
 # Usage: scripts/bench-bwmi.sh path/to/tandem WORKDIR HEALTHZ_RPS [NOTIFICATIONS]
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
-bin="$1"; work="$2"; healthz="$3"; notifications="${4:-120000}"; connections="${CONNECTIONS:-64}"
+bin="$1"; work="$2"; healthz="$3"; notifications="${4:-240000}"; connections="${CONNECTIONS:-256}"
 devices=1000
 db="$work/bwmi.sqlite"
 cat > "$work/bwmi.json" <<JSON
@@ -66,6 +66,9 @@ printf '   notifications prepared: %s; requests completed: %s, non-2xx: %s; ackn
 record bwmi_acks_rps "$rps"; record bwmi_acks_p50 "$p50"; record bwmi_acks_p99 "$p99"; record bwmi_acks_requests "$requests"
 record bwmi_acks_non2xx "$bad"; record bwmi_acks_acked "$acked"
 record bwmi_acks_conditions "PUT /bwmi/{appKey}/acks, one live notification each, acked and read receipt committed before the 201; wrk -t2 -c$connections -d5s"
+if [ "$requests" -gt "$stored" ]; then
+  echo "   MORE REQUESTS THAN NOTIFICATIONS: the later ones acknowledged notifications already acknowledged (raise NOTIFICATIONS)"
+fi
 if [ "$bad" != 0 ] || [ "$acked" -lt $((requests - bad)) ] || [ "$reads" -lt $((requests - bad)) ]; then
   echo "   ACKS LOST OR REFUSED"; grep -m5 '"level":"error"' "$work/bwmi.log" || true
 fi
