@@ -7,17 +7,19 @@ import TandemCore
 /// Why it exists (migration 28): counting a device's live notifications in SQL needs an index keyed by device that
 /// holds the acknowledged state, and an acknowledgement then removes its entry from that index — a page at a random
 /// place (the devices' notifications interleave), written to the log and copied back at every checkpoint, with the
-/// count's scan on top. That was about 15 µs of the writer's time per acknowledgement, two fifths of an
-/// acknowledgement's whole cost (`docs/bwmi.md`). With the count held here, an acknowledgement writes one column of
-/// its own row, which no index holds.
+/// count's scan on top. That was about 20 µs of the writer's and the checkpointer's time per acknowledgement, a
+/// quarter of its server CPU (`docs/benchmarks.md`, "BWMI acks at 0.4× and above"). With the count held here, an
+/// acknowledgement writes one column of its own row, which no index holds.
 ///
 /// Only the writer loads and changes what is held, inside its write jobs, so what is held is the database as the
-/// writer's transaction sees it: a device is loaded (``count(_:at:load:)``, on the writer's connection) the first
-/// time an acknowledgement counts it, and changed by each notification recorded for it (``recorded(_:_:)``) and each
-/// acknowledged (``acknowledged(_:delivery:)``). A job that fails forgets the devices it changed before the writer
-/// runs another job (``forget(_:)``: in its own `catch`, and in its completion when its transaction fails), so a
-/// rolled-back change is never counted past its transaction. Readers may look (``heldCount(_:at:)``) but never load:
-/// a reader's snapshot may be older than a change the writer already applied.
+/// writer's transaction sees it: a device is loaded (``count(_:at:load:)``, on the writer's connection) when a
+/// notification is recorded for it while there is room, or else when an acknowledgement first counts it; then it is
+/// changed by each notification recorded for it (``recorded(_:_:)``) and each one acknowledged
+/// (``acknowledged(_:delivery:)``). A send's badges are counted from it too, for the devices held. A job that fails
+/// forgets the devices it changed before the writer runs another job (``forget(_:)``: in its own `catch`, and in its
+/// completion when its transaction fails), so a rolled-back change is never counted past its transaction. Readers
+/// may look (``heldCount(_:at:)``) but never load: a reader's snapshot may be older than a change the writer already
+/// applied.
 ///
 /// Not guaranteed: that a reader's count leaves out a change still being committed (a badge is a hint: the next
 /// count is right again); more than `capacity` devices (beyond, an arbitrary one is forgotten, and loaded again when
@@ -84,6 +86,9 @@ final class BWMILiveNotifications: Sendable {
             for device in forgotten { devices[device] = nil }
         }
     }
+
+    /// Whether another device can be held without forgetting one.
+    var hasRoom: Bool { devices.withLock { $0.count < capacity } }
 
     /// Devices held (for tests).
     var heldDevices: Int { devices.withLock { $0.count } }

@@ -178,9 +178,13 @@ extension Store: BWMIRegistry {
         }
     }
 
+    /// Records each notification once, counted in what the writer holds; a device it does not hold yet is then loaded
+    /// while there is room (``BWMILiveNotifications/hasRoom``), so that the badges of the device's next notifications
+    /// and acknowledgements are counted in memory, not read.
     public func recordBWMINotifications(_ notifications: [BWMINotification]) async throws(StoreError) {
         guard !notifications.isEmpty else { return }
         try await writeChangingLive(notifications.map(\.device)) { [bwmiLive] (db: Connection) throws(StoreError) in
+            var recorded: [DeviceID: Timestamp] = [:]
             for notification in notifications {
                 let inserted = try db.run("""
                     INSERT INTO bwmi_notifications (delivery_id, registration_id, text, bid, sent_at, expires_at)
@@ -192,7 +196,12 @@ extension Store: BWMIRegistry {
                 if inserted > 0 {
                     bwmiLive.recorded(notification.device, .init(delivery: notification.delivery.rawValue,
                                                                  expires: notification.expiresAt.milliseconds))
+                    recorded[notification.device] = notification.sentAt
                 }
+            }
+            for (device, sentAt) in recorded where bwmiLive.heldCount(device, at: sentAt) == nil {
+                guard bwmiLive.hasRoom else { break }
+                _ = try Self.liveBWMICount(device: device, at: sentAt, on: db, live: bwmiLive)
             }
         }
     }

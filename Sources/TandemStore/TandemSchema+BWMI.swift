@@ -61,8 +61,8 @@ extension TandemSchema {
     ///
     /// The live index of migration 27 (device, then only unacknowledged rows) lost its entry at every acknowledgement:
     /// a page at a random place, since the devices' notifications interleave, written to the log and copied back at
-    /// each checkpoint. Together with the count it served, that was about 15 µs of the writer's time per
-    /// acknowledgement (`docs/benchmarks.md`, row 1e). The badge after an acknowledgement is now counted from what the
+    /// each checkpoint. Together with the count it served, that was about 20 µs of the writer's and the checkpointer's
+    /// time per acknowledgement (`docs/benchmarks.md`, "BWMI acks at 0.4× and above"). The badge after an acknowledgement is now counted from what the
     /// writer holds (`BWMILiveNotifications`); the pending list and the other counts read a device's unexpired rows
     /// through `bwmi_notifications_device` and look each up for its acknowledgement — bounded by the notifications
     /// sent within one lifetime, not by the device's history.

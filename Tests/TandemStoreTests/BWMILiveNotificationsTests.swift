@@ -41,9 +41,10 @@ struct BWMILiveNotificationsTests {
     func capacity() throws {
         let held = BWMILiveNotifications(capacity: 2)
         for n in 1...3 {
+            #expect(held.hasRoom == (n < 3))
             #expect(try held.count(try Fixture.device(n), at: Timestamp(milliseconds: 0)) { [Live(delivery: 1, expires: 9)] } == 1)
         }
-        #expect(held.heldDevices == 2)
+        #expect(held.heldDevices == 2 && !held.hasRoom)
         let none = BWMILiveNotifications(capacity: 0)
         #expect(try none.count(try Fixture.device(1), at: Timestamp(milliseconds: 0)) { [Live(delivery: 1, expires: 9)] } == 1)
         #expect(none.heldDevices == 0)
@@ -83,7 +84,8 @@ struct BWMILiveNotificationsTests {
             }
 
             try await store.recordBWMINotifications([notification(0), notification(1), notification(2, expires: t0 + .seconds(10))])
-            #expect(try await acknowledge(0) == 2)  // loaded now
+            #expect(store.bwmiLive.heldCount(device, at: t0) == 3)  // loaded by the recording (there is room)
+            #expect(try await acknowledge(0) == 2)
             #expect(store.bwmiLive.heldCount(device, at: t0) == 2)
             try await store.recordBWMINotifications([notification(3)])  // held: counted
             #expect(try await acknowledge(1) == 2)
@@ -103,6 +105,8 @@ struct BWMILiveNotificationsTests {
             #expect(try await store.liveBWMICount(device: bwmi, at: t0) == 1)
             try await store.recordBWMINotifications([notification(4), notification(5)])
             #expect(try await acknowledge(4) == 2)  // loaded again: 2 and 5
+            #expect(try counted() == 2)
+
             #expect(try counted() == 2)
             #expect(try await store.liveBWMINotifications(device: bwmi, at: t0).map(\.delivery) == [keys[2], keys[5]])
             await store.close()

@@ -11,7 +11,7 @@ import TandemCore
 /// sender, which ``take()``s everything queued by the time it runs and sends it as one batch; what is queued after
 /// that starts the next sender. The acks of one scheduler commit thus cost one task and (with a
 /// ``BatchPushSender``) one push call, not one of each per ack — a task and a push call per ack were a third of an
-/// ack's CPU in the benchmark (`docs/benchmarks.md`, row 1e).
+/// ack's CPU in the benchmark (`docs/benchmarks.md`, "BWMI acks at 0.4× and above").
 ///
 /// Only bookkeeping: nothing here is durable, and a crash forgets the updates asked for.
 final class BWMIBadgeUpdates: Sendable {
