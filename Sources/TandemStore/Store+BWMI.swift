@@ -131,7 +131,7 @@ extension Store: BWMIRegistry {
         }
     }
 
-    /// Held by the writer when it counted the device since it was last loaded (``BWMILiveNotifications``), else counted.
+    /// From what the writer holds for the device (``BWMILiveNotifications``), else counted in the database.
     public func liveBWMICount(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> Int {
         if let held = bwmiLive.heldCount(device.deviceID, at: now) { return held }
         return try read { (db: Connection) throws(StoreError) -> Int in
