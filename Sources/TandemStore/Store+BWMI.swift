@@ -149,27 +149,26 @@ extension Store: BWMIRegistry {
         }
     }
 
-    /// A device's live count, read: its unexpired notifications through `bwmi_notifications_device` (migration 28),
-    /// each looked up for its acknowledgement. Not on the acknowledgement's path (there the writer holds the count).
-    static let liveBWMICountSQL = """
-        SELECT count(*) FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
+    /// A device's live notifications (bound: its device id, then now): its unexpired ones through
+    /// `bwmi_notifications_device` (migration 28), each looked up for its acknowledgement.
+    private static let liveBWMIRows = """
+        FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
         WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
         """
 
-    /// A device's live notifications as ``BWMILiveNotifications`` holds them, read the same way.
-    static let liveBWMISQL = """
-        SELECT n.delivery_id, n.expires_at FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-        WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
-        """
+    /// A device's live count, read. Not on the acknowledgement's path (there the writer holds the count).
+    static let liveBWMICountSQL = "SELECT count(*) " + liveBWMIRows
+
+    /// A device's live notifications as ``BWMILiveNotifications`` holds them.
+    static let liveBWMISQL = "SELECT n.delivery_id, n.expires_at " + liveBWMIRows
+
+    /// A device's pending list, oldest first.
+    private static let liveBWMIListSQL = "SELECT n.delivery_id, n.text, n.bid, n.sent_at, n.expires_at " + liveBWMIRows
+        + " ORDER BY n.sent_at, n.delivery_id"
 
     public func liveBWMINotifications(device: BWMIDevice, at now: Timestamp) throws(StoreError) -> [BWMINotification] {
         try read { (db: Connection) throws(StoreError) -> [BWMINotification] in
-            try db.query("""
-                SELECT n.delivery_id, n.text, n.bid, n.sent_at, n.expires_at
-                FROM bwmi_notifications n JOIN registrations r ON r.id = n.registration_id
-                WHERE r.device_id = ? AND n.expires_at > ? AND n.acked_at IS NULL
-                ORDER BY n.sent_at, n.delivery_id
-                """, [.text(device.deviceID.text), .integer(now.milliseconds)]).map { (row) throws(StoreError) in
+            try db.query(Self.liveBWMIListSQL, [.text(device.deviceID.text), .integer(now.milliseconds)]).map { (row) throws(StoreError) in
                 BWMINotification(delivery: DeliveryKey(try row.get("delivery_id", as: Int64.self)), device: device.deviceID,
                                  text: try row.get("text", as: String?.self) ?? "", bid: try row.get("bid", as: String?.self),
                                  sentAt: Timestamp(milliseconds: try row.get("sent_at", as: Int64.self)),
@@ -199,9 +198,9 @@ extension Store: BWMIRegistry {
                     recorded[notification.device] = notification.sentAt
                 }
             }
-            for (device, sentAt) in recorded where bwmiLive.heldCount(device, at: sentAt) == nil {
+            for (device, sentAt) in recorded {
                 guard bwmiLive.hasRoom else { break }
-                _ = try Self.liveBWMICount(device: device, at: sentAt, on: db, live: bwmiLive)
+                _ = try Self.liveBWMICount(device: device, at: sentAt, on: db, live: bwmiLive)  // loads one not held
             }
         }
     }
